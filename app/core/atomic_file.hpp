@@ -1,0 +1,37 @@
+// Files that appear complete or not at all: bytes go to a temporary file beside the target,
+// which is renamed over it on commit(). Destroyed without commit(), the temporary is removed.
+#pragma once
+
+#include <cstddef>
+#include <fstream>
+#include <string>
+
+namespace normbench {
+
+class AtomicFile {
+ public:
+  // Creates the parent directories and the temporary file; throws UsageError if it cannot.
+  explicit AtomicFile(std::string path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  void write(const void* data, size_t bytes);
+  void write(const std::string& text) { write(text.data(), text.size()); }
+  // Flushes, closes and renames the temporary onto the target; throws UsageError on failure.
+  void commit();
+
+ private:
+  std::string path_;
+  std::string temp_path_;
+  std::ofstream out_;
+  bool committed_ = false;
+};
+
+void write_file_atomically(const std::string& path, const std::string& content);
+
+// Throws UsageError naming `path` if a file cannot be created there (checked before a long run
+// rather than after it).
+void check_writable(const std::string& path);
+
+}  // namespace normbench

@@ -1,0 +1,32 @@
+// Exceptions that map to normbench's documented exit codes (README "Exit codes").
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace normbench {
+
+enum ExitCode : int {
+  kExitOk = 0,            // every kernel verified (compare: no regression)
+  kExitFailed = 1,        // a kernel failed verification or errored (compare: a regression)
+  kExitUsage = 2,         // bad usage, bad config, unreadable report
+  kExitRuntime = 3,       // CUDA/runtime error, or no GPU
+  kExitInconclusive = 4,  // compare --strict: some verdicts are inconclusive
+};
+
+// Bad command line, config or input file: exit 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A config that does not parse or validate; the message names file, JSON path and what is allowed.
+struct ConfigError : UsageError {
+  using UsageError::UsageError;
+};
+
+// No GPU, or a CUDA call that failed outside any one kernel: exit 3.
+struct RuntimeError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace normbench

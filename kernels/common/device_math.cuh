@@ -1,0 +1,99 @@
+// Device helpers shared by the kernel families: the per-element affine + epilogue step, and
+// numerically careful statistics.
+//
+// Why the "shift": the mean of data like 1000 + N(0,1) must be known to ~1e-6 for a 1e-5
+// tolerance, far below float's resolution at 1000 (6e-5). Every kernel subtracts one element
+// of the segment (the shift, exact for nearby values) before summing, and normalizes as
+// ((x - shift) - delta) * rstd with delta = mean - shift: small numbers throughout.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "vector_io.cuh"
+
+namespace normbench::kernels {
+
+struct SegmentStats {
+  float shift;  // an element of the segment
+  float delta;  // mean - shift
+  float rstd;   // 1 / sqrt(biased variance + eps)
+};
+
+__device__ __forceinline__ float normalize(float x, const SegmentStats& s) {
+  return ((x - s.shift) - s.delta) * s.rstd;
+}
+
+// Plain LayerNorm / GroupNorm output.
+struct IdentityEpilogue {
+  __device__ __forceinline__ float operator()(float v) const { return v; }
+};
+
+// Exact GELU as torch.nn.functional.gelu (approximate='none'), then times `scale`.
+// The tanh approximation misses a 1e-5 tolerance; erff is accurate to 2 ulp.
+struct GeluScaleEpilogue {
+  float scale;
+  __device__ __forceinline__ float operator()(float v) const {
+    return 0.5f * v * (1.0f + erff(v * 0.70710678118654752440f)) * scale;
+  }
+};
+
+// weight/bias per element of a row (LayerNorm); null pointers mean no affine.
+struct RowParams {
+  const float* weight;
+  const float* bias;
+  __device__ __forceinline__ float2 at(int64_t segment, int64_t pos) const {
+    (void)segment;
+    return weight ? make_float2(__ldg(weight + pos), __ldg(bias + pos)) : make_float2(1.0f, 0.0f);
+  }
+  // Elements pos..pos+3; pos % 4 == 0 and 16-byte aligned rows (row size % 4 == 0).
+  __device__ __forceinline__ WeightBias4 at4(int64_t segment, int64_t pos) const {
+    (void)segment;
+    if (!weight) return {make_float4(1.f, 1.f, 1.f, 1.f), make_float4(0.f, 0.f, 0.f, 0.f)};
+    return {__ldg(reinterpret_cast<const float4*>(weight + pos)),
+            __ldg(reinterpret_cast<const float4*>(bias + pos))};
+  }
+};
+
+// weight/bias per channel (GroupNorm over NCHW): element `pos` of group `segment` lies in
+// channel (segment % groups) * channels_per_group + pos / spatial.
+struct ChannelParams {
+  const float* weight;
+  const float* bias;
+  int64_t groups;
+  int64_t channels_per_group;
+  int64_t spatial;
+  __device__ __forceinline__ float2 at(int64_t segment, int64_t pos) const {
+    if (!weight) return make_float2(1.0f, 0.0f);
+    const int64_t c = (segment % groups) * channels_per_group + pos / spatial;
+    return make_float2(__ldg(weight + c), __ldg(bias + c));
+  }
+  // Elements pos..pos+3 of the group; they may straddle channels unless spatial % 4 == 0.
+  __device__ __forceinline__ WeightBias4 at4(int64_t segment, int64_t pos) const {
+    if (spatial % 4 == 0) {
+      const float2 wb = at(segment, pos);
+      return {make_float4(wb.x, wb.x, wb.x, wb.x), make_float4(wb.y, wb.y, wb.y, wb.y)};
+    }
+    const float2 a = at(segment, pos), b = at(segment, pos + 1), c = at(segment, pos + 2),
+                 d = at(segment, pos + 3);
+    return {make_float4(a.x, b.x, c.x, d.x), make_float4(a.y, b.y, c.y, d.y)};
+  }
+};
+
+template <class Epilogue>
+__device__ __forceinline__ float finish(float normalized, float2 wb, const Epilogue& epilogue) {
+  return epilogue(fmaf(normalized, wb.x, wb.y));
+}
+
+// The output of four consecutive elements.
+template <class Epilogue>
+__device__ __forceinline__ float4 finish4(float4 x, const SegmentStats& s, const WeightBias4& p,
+                                          const Epilogue& epilogue) {
+  return make_float4(epilogue(fmaf(normalize(x.x, s), p.w.x, p.b.x)),
+                     epilogue(fmaf(normalize(x.y, s), p.w.y, p.b.y)),
+                     epilogue(fmaf(normalize(x.z, s), p.w.z, p.b.z)),
+                     epilogue(fmaf(normalize(x.w, s), p.w.w, p.b.w)));
+}
+
+}  // namespace normbench::kernels

@@ -1,0 +1,27 @@
+// Host-side helpers shared by kernel launchers: the device-side weight/bias mappings and
+// epilogues of each op, built from a ProblemShape.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "device_math.cuh"
+#include "problem_shape.hpp"
+#include "registry.hpp"
+
+namespace normbench::kernels {
+
+inline RowParams row_params(const KernelArgs& args) { return {args.weight, args.bias}; }
+
+inline ChannelParams channel_params(const ProblemShape& p, const KernelArgs& args) {
+  return {args.weight, args.bias, p.groups, p.channels / p.groups, p.spatial};
+}
+
+inline GeluScaleEpilogue gelu_scale(const ProblemShape& p) {
+  return {static_cast<float>(p.scale)};
+}
+
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace normbench::kernels

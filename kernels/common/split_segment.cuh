@@ -1,0 +1,165 @@
+// Segments too long for one SM, split across a set of thread blocks that hold their slices in
+// shared memory, so that x is read from DRAM exactly once: the shape of problems A (16 rows
+// of 4M) and B (896 groups of 2M).
+//
+// A persistent cooperative grid of one 1024-thread block per SM is cut into `sets` of
+// `blocks_per_segment` blocks; set s handles segments s, s + sets, ... For each segment:
+//   1. every block loads its slice (up to ~220 KB) into shared memory and computes
+//      (count, mean, M2) of it: a two-pass on chip, relative to the segment's first element;
+//   2. publishes them to global memory and arrives on the segment's counter, then waits for
+//      the other blocks of its set (co-residency is guaranteed by the cooperative launch);
+//   3. merges all partials of the segment in a fixed order (Chan's formulas in double), so
+//      every block derives bit-identical statistics;
+//   4. normalizes its slice from shared memory and streams the output out.
+// Assumes segment_size % 4 == 0 (16-byte slices) and that a segment fits in the shared memory
+// of all SMs together.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cub/block/block_reduce.cuh>
+#include <cstdint>
+
+#include "device_math.cuh"
+#include "launch_helpers.hpp"
+#include "split_plan.hpp"
+#include "vector_io.cuh"
+
+namespace normbench::kernels {
+
+__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// Sum over a warp by butterfly: every lane ends with the same bits.
+__device__ __forceinline__ double warp_sum_all(double v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+template <class Params, class Epilogue>
+__global__ void __launch_bounds__(kSplitThreads, 1)
+    split_segment_kernel(const float* __restrict__ x, float* __restrict__ y, Params params,
+                         Epilogue epilogue, int64_t num_segments, int64_t segment_size,
+                         int blocks_per_segment, int sets, double eps,
+                         SlicePartial* __restrict__ partials, unsigned* __restrict__ arrivals) {
+  extern __shared__ float4 slice[];
+  using BlockReduce = cub::BlockReduce<double, kSplitThreads>;
+  __shared__ typename BlockReduce::TempStorage temp;
+  __shared__ double shared_total;
+  __shared__ SegmentStats shared_stats;
+
+  const int k = blocks_per_segment;
+  const int set = static_cast<int>(blockIdx.x) / k;
+  const int member = static_cast<int>(blockIdx.x) % k;
+  const int64_t vecs = segment_size / 4;
+  const int64_t first_vec = vecs * member / k;
+  const int n_vecs = static_cast<int>(vecs * (member + 1) / k - first_vec);
+  const double count = 4.0 * n_vecs;
+
+  auto block_total = [&](double value) {
+    const double total = BlockReduce(temp).Sum(value);
+    if (threadIdx.x == 0) shared_total = total;
+    __syncthreads();
+    const double result = shared_total;
+    __syncthreads();
+    return result;
+  };
+
+  for (int64_t segment = set; segment < num_segments; segment += sets) {
+    const float shift = __ldg(x + segment * segment_size);
+    const float4* xs = reinterpret_cast<const float4*>(x + segment * segment_size) + first_vec;
+
+    // 1. Load the slice, summing as it arrives; then deviations from the slice mean, on chip.
+    float sum = 0.0f;
+#pragma unroll 4
+    for (int i = threadIdx.x; i < n_vecs; i += kSplitThreads) {
+      const float4 v = load_streaming(xs + i);
+      slice[i] = v;
+      sum += sum_of(minus(v, shift));
+    }
+    // A block may own no float4 of a tiny segment; its partial then has count 0.
+    const auto slice_delta = count > 0 ? static_cast<float>(block_total(sum) / count)
+                                       : static_cast<float>(block_total(0.0));
+    float dev = 0.0f, dev_sq = 0.0f;
+    for (int i = threadIdx.x; i < n_vecs; i += kSplitThreads) {
+      const float4 d = minus(minus(slice[i], shift), slice_delta);
+      dev += sum_of(d);
+      dev_sq += (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w);
+    }
+    const double s1 = block_total(dev);
+    const double s2 = block_total(dev_sq);
+
+    // 2. Publish this slice's partial and wait for the rest of the set.
+    unsigned* arrived = arrivals + segment;
+    if (threadIdx.x == 0) {
+      partials[segment * k + member] =
+          count > 0 ? SlicePartial{count, slice_delta + s1 / count, s2 - s1 * s1 / count}
+                    : SlicePartial{0.0, 0.0, 0.0};
+      __threadfence();
+      atomicAdd(arrived, 1u);
+      while (load_acquire(arrived) < static_cast<unsigned>(k)) {
+      }
+    }
+    __syncthreads();
+
+    // 3. Merge the partials in a fixed order: identical statistics in every block of the set.
+    if (threadIdx.x < 32) {
+      const SlicePartial* p = partials + segment * k;
+      double weighted_mean = 0.0;
+      for (int j = threadIdx.x; j < k; j += 32) weighted_mean += __ldcg(&p[j].count) * __ldcg(&p[j].mean);
+      const double mean = warp_sum_all(weighted_mean) / static_cast<double>(segment_size);
+      double m2 = 0.0;
+      for (int j = threadIdx.x; j < k; j += 32) {
+        const double d = __ldcg(&p[j].mean) - mean;
+        m2 += __ldcg(&p[j].m2) + __ldcg(&p[j].count) * d * d;
+      }
+      m2 = warp_sum_all(m2);
+      if (threadIdx.x == 0)
+        shared_stats = {shift, static_cast<float>(mean),
+                        static_cast<float>(1.0 / sqrt(m2 / static_cast<double>(segment_size) + eps))};
+    }
+    __syncthreads();
+
+    // 4. Normalize from shared memory.
+    const SegmentStats stats = shared_stats;
+    float4* ys = reinterpret_cast<float4*>(y + segment * segment_size) + first_vec;
+#pragma unroll 4
+    for (int i = threadIdx.x; i < n_vecs; i += kSplitThreads)
+      store_streaming(ys + i, finish4(slice[i], stats, params.at4(segment, (first_vec + i) * 4),
+                                      epilogue));
+    __syncthreads();  // the slice is overwritten by the next segment
+  }
+}
+
+template <class Params, class Epilogue>
+cudaError_t launch_split_segment(const ProblemShape& p, const DeviceCaps& device,
+                                 const KernelArgs& args, Params params, Epilogue epilogue) {
+  const SplitPlan plan = plan_split(p, device);
+  if (!plan.unsupported.empty()) return cudaErrorInvalidConfiguration;
+  auto* arrivals = static_cast<unsigned*>(args.workspace);
+  auto* partials =
+      reinterpret_cast<SlicePartial*>(static_cast<char*>(args.workspace) + split_arrivals_bytes(p));
+  cudaError_t error = cudaMemsetAsync(arrivals, 0, p.num_segments * sizeof(unsigned), args.stream);
+  if (error != cudaSuccess) return error;
+
+  auto kernel = split_segment_kernel<Params, Epilogue>;
+  error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(plan.smem_bytes));
+  if (error != cudaSuccess) return error;
+  const float* x = args.x;
+  float* y = args.y;
+  int64_t num_segments = p.num_segments, segment_size = p.segment_size;
+  int blocks_per_segment = plan.blocks_per_segment, sets = plan.sets;
+  double eps = p.eps;
+  void* kernel_args[] = {&x,    &y,     &params,  &epilogue, &num_segments, &segment_size,
+                         &blocks_per_segment, &sets, &eps, &partials, &arrivals};
+  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel),
+                                     dim3(static_cast<unsigned>(plan.sets * plan.blocks_per_segment)),
+                                     dim3(kSplitThreads), kernel_args, plan.smem_bytes, args.stream);
+}
+
+}  // namespace normbench::kernels

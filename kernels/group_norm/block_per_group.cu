@@ -1,0 +1,15 @@
+// group_norm.block_per_group: the general kernel (common/block_per_segment.cuh). Supports
+// every shape; the dispatch's fallback.
+#include "block_per_segment.cuh"
+
+namespace normbench::kernels {
+namespace {
+cudaError_t launch(const ProblemShape& p, const DeviceCaps& device, const KernelArgs& args) {
+  return launch_block_per_segment(p, device, args, channel_params(p, args), IdentityEpilogue{});
+}
+}  // namespace
+
+NORMBENCH_REGISTER_KERNEL(make_variant(
+    Op::group_norm, "group_norm.block_per_group",
+    "general: a block of 512 threads per group, CUB reductions, 3 passes, any shape", launch));
+}  // namespace normbench::kernels

@@ -1,0 +1,114 @@
+#include "normalization_reference.hpp"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+
+#include "parallel.hpp"
+
+namespace normbench {
+
+namespace {
+using ConstFloats = Eigen::Map<const Eigen::ArrayXf>;
+
+ConstFloats piece_of(const float* x, int64_t begin, int64_t end) {
+  return ConstFloats(x + begin, static_cast<Eigen::Index>(end - begin));
+}
+}  // namespace
+
+double gelu_exact(double v) { return 0.5 * v * (1.0 + std::erf(v * M_SQRT1_2)); }
+
+NormalizationReference::NormalizationReference(const ProblemShape& problem, const float* x,
+                                               const float* weight, const float* bias,
+                                               int threads)
+    : problem_(problem),
+      x_(x),
+      weight_(weight),
+      bias_(bias),
+      pieces_per_segment_(ceil_div(problem.segment_size, kPieceElements)),
+      mean_(static_cast<size_t>(problem.num_segments)),
+      rstd_(static_cast<size_t>(problem.num_segments)) {
+  // Per-piece partial sums, combined per segment in piece order: the same result for any
+  // number of threads.
+  std::vector<double> partial(static_cast<size_t>(num_pieces()));
+  const int64_t segments = problem.num_segments;
+  const auto n = static_cast<double>(problem.segment_size);
+  auto combine = [&](std::vector<double>& per_segment, auto finish) {
+    parallel_for_chunks(
+        segments, std::max<int64_t>(1, kPieceElements / problem.segment_size * 16),
+        [&](int64_t, int64_t first, int64_t last) {
+          for (int64_t s = first; s < last; ++s) {
+            double sum = 0.0;
+            for (int64_t p = 0; p < pieces_per_segment_; ++p)
+              sum += partial[static_cast<size_t>(s * pieces_per_segment_ + p)];
+            per_segment[static_cast<size_t>(s)] = finish(sum);
+          }
+        },
+        threads);
+  };
+
+  // Pass 1: the mean.
+  parallel_for_chunks(
+      num_pieces(), pieces_per_chunk(),
+      [&](int64_t, int64_t first, int64_t last) {
+        for (int64_t p = first; p < last; ++p)
+          partial[static_cast<size_t>(p)] =
+              piece_of(x_, piece_begin(p), piece_end(p)).cast<double>().sum();
+      },
+      threads);
+  combine(mean_, [&](double sum) { return sum / n; });
+
+  // Pass 2: the biased variance around that mean, then rstd as PyTorch: 1 / sqrt(var + eps).
+  parallel_for_chunks(
+      num_pieces(), pieces_per_chunk(),
+      [&](int64_t, int64_t first, int64_t last) {
+        for (int64_t p = first; p < last; ++p) {
+          const double m = mean_[static_cast<size_t>(p / pieces_per_segment_)];
+          partial[static_cast<size_t>(p)] =
+              (piece_of(x_, piece_begin(p), piece_end(p)).cast<double>() - m).square().sum();
+        }
+      },
+      threads);
+  combine(rstd_, [&](double sum) { return 1.0 / std::sqrt(sum / n + problem.eps); });
+}
+
+int64_t NormalizationReference::piece_begin(int64_t piece) const {
+  const int64_t segment = piece / pieces_per_segment_;
+  return segment * problem_.segment_size + (piece % pieces_per_segment_) * kPieceElements;
+}
+
+int64_t NormalizationReference::piece_end(int64_t piece) const {
+  const int64_t segment_end = (piece / pieces_per_segment_ + 1) * problem_.segment_size;
+  return std::min(segment_end, piece_begin(piece) + kPieceElements);
+}
+
+int64_t NormalizationReference::pieces_per_chunk() const {
+  return std::max<int64_t>(1, kPieceElements / std::min(kPieceElements, problem_.segment_size));
+}
+
+void NormalizationReference::expected(int64_t begin, int64_t n, double* out) const {
+  const int64_t segment = begin / problem_.segment_size;
+  const double m = mean_[static_cast<size_t>(segment)];
+  const double r = rstd_[static_cast<size_t>(segment)];
+  Eigen::Map<Eigen::ArrayXd> y(out, static_cast<Eigen::Index>(n));
+  y = (piece_of(x_, begin, begin + n).cast<double>() - m) * r;
+  if (problem_.affine) {
+    if (problem_.op == Op::group_norm) {
+      // Per channel: walk the runs of elements that share one.
+      for (int64_t i = 0; i < n;) {
+        const int64_t c = problem_.param_index(begin + i);
+        const int64_t run = std::min(n - i, problem_.spatial - (begin + i) % problem_.spatial);
+        y.segment(i, run) = y.segment(i, run) * static_cast<double>(weight_[c]) +
+                            static_cast<double>(bias_[c]);
+        i += run;
+      }
+    } else {
+      const int64_t p = problem_.param_index(begin);  // a piece never wraps around a row
+      y = y * piece_of(weight_, p, p + n).cast<double>() + piece_of(bias_, p, p + n).cast<double>();
+    }
+  }
+  if (problem_.op == Op::layer_norm_gelu_scale)
+    y = y.unaryExpr([this](double v) { return gelu_exact(v) * problem_.scale; });
+}
+
+}  // namespace normbench
