@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Build, test and benchmark normbench on a GPU machine in one go. GPU time is scarce: this
+# puts everything that belongs together into one call and keeps logs and reports as files.
+#
+#   scripts/gpu_check.sh [STEP...]    steps: build gpu-tests smoke edge bench sanitize
+#                                     (default: all, in that order)
+# Outputs go to $OUT (default ./gpu-out): build.log, gpu-tests.log, <config>.json reports and
+# .txt tables, sanitizer logs. A short summary is printed last.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-gpu-out}
+BUILD=${BUILD:-build-gpu}
+mkdir -p "$OUT"
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(build gpu-tests smoke edge bench sanitize)
+summary=()
+
+run_config() {  # name, extra args...
+  local name=$1; shift
+  "$BUILD/normbench" run --config "configs/$name.json" --out "$OUT/$name.json" "$@" \
+    > "$OUT/$name.txt" 2>&1
+  local rc=$?
+  summary+=("run $name: exit $rc")
+}
+
+for step in "${steps[@]}"; do
+  case $step in
+    build)
+      nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1
+      if cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build.log" 2>&1 &&
+         cmake --build "$BUILD" -j"$(nproc)" >> "$OUT/build.log" 2>&1; then
+        summary+=("build: ok")
+      else
+        tail -40 "$OUT/build.log"; echo "build failed"; exit 1
+      fi ;;
+    gpu-tests)
+      # One process for all GPU tests (ctest would start a CUDA context per test).
+      "$BUILD/tests/normbench_gpu_tests" > "$OUT/gpu-tests.log" 2>&1
+      summary+=("gpu tests: exit $? ($(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/gpu-tests.log" | tr '\n' ' '))") ;;
+    smoke) run_config smoke ;;
+    edge) run_config edge ;;
+    bench) run_config kernelbench ;;
+    sanitize)
+      for tool in memcheck racecheck; do
+        compute-sanitizer --tool "$tool" --error-exitcode 99 "$BUILD/normbench" run \
+          --config configs/smoke.json --no-timing --trials 1 --out "$OUT/sanitize-$tool.json" \
+          > "$OUT/sanitize-$tool.log" 2>&1
+        summary+=("compute-sanitizer $tool: exit $? ($(grep -E 'ERROR SUMMARY' "$OUT/sanitize-$tool.log" | tail -1))")
+      done ;;
+    *) echo "unknown step $step"; exit 2 ;;
+  esac
+done
+
+for f in "$OUT"/kernelbench.txt "$OUT"/smoke.txt "$OUT"/edge.txt; do
+  [ -f "$f" ] && { echo "== $f"; grep -vE '^\s*$' "$f" | grep -E 'failed|error|ABORT|copy|device' | head -20; }
+done
+[ -f "$OUT/kernelbench.txt" ] && cat "$OUT/kernelbench.txt"
+printf '%s\n' "${summary[@]}"

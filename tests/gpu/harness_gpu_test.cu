@@ -1,0 +1,114 @@
+// The harness on a real GPU: it must catch kernels that are wrong in each way a kernel can be
+// wrong (unwritten output, off by more than the tolerance, mutated inputs, refused launch),
+// and time the ones that pass.
+#include <gtest/gtest.h>
+
+#include "config.hpp"
+#include "gpu_test_support.hpp"
+#include "registry.hpp"
+#include "run_pipeline.hpp"
+
+namespace normbench {
+namespace {
+
+const char* kConfig = R"({
+  "name": "harness_test",
+  "defaults": {"trials": 2, "timing": {"warmup": 1, "min_samples": 5, "max_time_s": 0.5}},
+  "problems": [{"id": "rows", "op": "layer_norm", "shape": [64, 1024], "normalized_shape": [1024]}]
+})";
+
+__global__ void add_to_output(float* y, int64_t n, float offset, int64_t limit) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n && i < limit;
+       i += int64_t{gridDim.x} * blockDim.x)
+    y[i] += offset;
+}
+
+__global__ void flip_first_input(float* x) { x[0] = -x[0] + 1.0f; }
+
+cudaError_t correct(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  return find_kernel("layer_norm.block_per_row")->launch(p, d, a);
+}
+
+// Correct everywhere but the second half, which is never written (stays NaN).
+cudaError_t half_written(const ProblemShape& p, const DeviceCaps&, const KernelArgs& a) {
+  ProblemShape half = p;
+  half.num_segments = p.num_segments / 2;
+  half.num_elements = half.num_segments * p.segment_size;
+  return find_kernel("layer_norm.block_per_row")->launch(half, DeviceCaps{}, a);
+}
+
+cudaError_t off_by_3e5(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  if (cudaError_t e = correct(p, d, a); e != cudaSuccess) return e;
+  add_to_output<<<64, 256, 0, a.stream>>>(a.y, p.num_elements, 3e-5f, p.num_elements);
+  return cudaGetLastError();
+}
+
+cudaError_t mutates_input(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  if (cudaError_t e = correct(p, d, a); e != cudaSuccess) return e;
+  flip_first_input<<<1, 1, 0, a.stream>>>(const_cast<float*>(a.x));
+  return cudaGetLastError();
+}
+
+cudaError_t refused(const ProblemShape&, const DeviceCaps&, const KernelArgs& a) {
+  add_to_output<<<1, 4096, 0, a.stream>>>(a.y, 0, 0.0f, 0);  // 4096 threads: invalid
+  return cudaGetLastError();
+}
+
+KernelResult run_one(const KernelVariant& variant, bool timing = false) {
+  static const RunConfig config = parse_config(kConfig, "harness_test");
+  RunSettings settings;
+  settings.timing = timing;
+  const RunReport report = run_benchmarks(config, {{&config.problems[0], {&variant}}}, settings, {});
+  EXPECT_TRUE(report.aborted.empty()) << report.aborted;
+  return report.problems.at(0).kernels.at(0);
+}
+
+TEST(HarnessOnGpu, CorrectKernelPassesAndIsTimed) {
+  NORMBENCH_SKIP_WITHOUT_GPU();
+  const KernelResult k = run_one(make_variant(Op::layer_norm, "layer_norm.t_correct", "", correct), true);
+  EXPECT_EQ(k.status, KernelStatus::passed) << k.reason;
+  ASSERT_TRUE(k.timing.has_value());
+  EXPECT_GE(k.timing->summary.count, 5u);
+  EXPECT_GT(k.timing->summary.median, 0.0);
+  EXPECT_TRUE(k.bandwidth_gb_per_s.has_value());
+  EXPECT_TRUE(k.percent_of_copy.has_value());
+}
+
+TEST(HarnessOnGpu, UnwrittenOutputFails) {
+  NORMBENCH_SKIP_WITHOUT_GPU();
+  const KernelResult k = run_one(make_variant(Op::layer_norm, "layer_norm.t_half", "", half_written), true);
+  EXPECT_EQ(k.status, KernelStatus::failed);
+  ASSERT_EQ(k.trials.size(), 1u);  // not run again after failing
+  EXPECT_EQ(k.trials[0].result.violations, 32 * 1024);
+  EXPECT_EQ(k.trials[0].result.nonfinite, 32 * 1024);
+  EXPECT_EQ(k.trials[0].result.first_mismatches.at(0).index, 32 * 1024);
+  EXPECT_FALSE(k.timing.has_value()) << "a failed kernel must not be timed";
+}
+
+TEST(HarnessOnGpu, ErrorAboveToleranceFails) {
+  NORMBENCH_SKIP_WITHOUT_GPU();
+  const KernelResult k = run_one(make_variant(Op::layer_norm, "layer_norm.t_off", "", off_by_3e5));
+  EXPECT_EQ(k.status, KernelStatus::failed);
+  EXPECT_GT(k.trials.at(0).result.violations, 0);
+  EXPECT_NEAR(k.trials.at(0).result.max_abs_error, 3e-5, 1e-5);
+}
+
+TEST(HarnessOnGpu, MutatedInputFails) {
+  NORMBENCH_SKIP_WITHOUT_GPU();
+  const KernelResult k = run_one(make_variant(Op::layer_norm, "layer_norm.t_mutates", "", mutates_input));
+  EXPECT_EQ(k.status, KernelStatus::failed);
+  EXPECT_FALSE(k.trials.at(0).result.inputs_unchanged);
+}
+
+TEST(HarnessOnGpu, RefusedLaunchIsAnErrorAndTheRunGoesOn) {
+  NORMBENCH_SKIP_WITHOUT_GPU();
+  const KernelResult k = run_one(make_variant(Op::layer_norm, "layer_norm.t_refused", "", refused));
+  EXPECT_EQ(k.status, KernelStatus::error);
+  EXPECT_NE(k.reason.find("launch failed"), std::string::npos) << k.reason;
+  // The device is still usable afterwards.
+  EXPECT_EQ(run_one(make_variant(Op::layer_norm, "layer_norm.t_after", "", correct)).status,
+            KernelStatus::passed);
+}
+
+}  // namespace
+}  // namespace normbench

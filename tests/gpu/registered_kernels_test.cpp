@@ -1,0 +1,84 @@
+// Every registered kernel against the float64 reference on every problem of
+// configs/smoke.json and configs/edge.json, parameterised over the registry: a new variant is
+// tested without touching this file. A variant that declares a shape unsupported is skipped
+// with its reason; one that claims support must pass.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "gpu_test_support.hpp"
+#include "parallel.hpp"
+#include "registry.hpp"
+#include "run_pipeline.hpp"
+
+namespace normbench {
+namespace {
+
+struct KernelCase {
+  const RunConfig* config;
+  const ProblemConfig* problem;
+  const KernelVariant* kernel;
+};
+
+void PrintTo(const KernelCase& c, std::ostream* os) {
+  *os << c.config->name << "/" << c.problem->id << " with " << c.kernel->id;
+}
+
+const RunConfig& loaded(const std::string& name) {
+  static std::vector<std::unique_ptr<RunConfig>> configs;
+  for (const auto& c : configs)
+    if (c->name == name) return *c;
+  configs.push_back(std::make_unique<RunConfig>(
+      load_config_file(std::string(NORMBENCH_SOURCE_DIR) + "/configs/" + name + ".json")));
+  return *configs.back();
+}
+
+std::vector<KernelCase> cases_of(const std::string& config_name) {
+  const RunConfig& config = loaded(config_name);
+  std::vector<KernelCase> cases;
+  for (const auto& problem : config.problems)
+    for (const auto& kernel : registered_kernels())
+      if (kernel.op == problem.shape.op) cases.push_back({&config, &problem, &kernel});
+  return cases;
+}
+
+std::string case_name(const ::testing::TestParamInfo<KernelCase>& info) {
+  std::string name = info.param.problem->id + "__" + info.param.kernel->id;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+class RegisteredKernel : public ::testing::TestWithParam<KernelCase> {};
+
+TEST_P(RegisteredKernel, MatchesReference) {
+  NORMBENCH_SKIP_WITHOUT_GPU();
+  const KernelCase& c = GetParam();
+  RunSettings settings;
+  settings.timing = false;
+  settings.threads = default_thread_count();
+  const RunReport report =
+      run_benchmarks(*c.config, {{c.problem, {c.kernel}}}, settings, {"registered_kernels_test"});
+  ASSERT_TRUE(report.aborted.empty()) << report.aborted;
+  ASSERT_EQ(report.problems.size(), 1u);
+  ASSERT_FALSE(report.problems[0].skipped) << report.problems[0].reason;
+  const KernelResult& k = report.problems[0].kernels.at(0);
+  if (k.status == KernelStatus::not_supported) GTEST_SKIP() << "not supported: " << k.reason;
+  std::string mismatches;
+  for (const auto& t : k.trials)
+    for (const auto& m : t.result.first_mismatches)
+      mismatches += fmt::format("\n  trial {} index {}: got {} expected {}", t.trial, m.index,
+                                m.value, m.expected);
+  EXPECT_EQ(k.status, KernelStatus::passed) << k.reason << mismatches;
+  EXPECT_EQ(static_cast<int>(k.trials.size()), c.problem->trials);
+}
+
+INSTANTIATE_TEST_SUITE_P(Smoke, RegisteredKernel, ::testing::ValuesIn(cases_of("smoke")), case_name);
+INSTANTIATE_TEST_SUITE_P(Edge, RegisteredKernel, ::testing::ValuesIn(cases_of("edge")), case_name);
+
+}  // namespace
+}  // namespace normbench
