@@ -40,6 +40,8 @@ struct GeluScaleEpilogue {
 };
 
 // weight/bias per element of a row (LayerNorm); null pointers mean no affine.
+// kKeepInL2: load them with an L2 evict-last hint (they are re-read for every row).
+template <bool kKeepInL2 = true>
 struct RowParams {
   const float* weight;
   const float* bias;
@@ -51,8 +53,10 @@ struct RowParams {
   __device__ __forceinline__ WeightBias4 at4(int64_t segment, int64_t pos) const {
     (void)segment;
     if (!weight) return {make_float4(1.f, 1.f, 1.f, 1.f), make_float4(0.f, 0.f, 0.f, 0.f)};
-    return {__ldg(reinterpret_cast<const float4*>(weight + pos)),
-            __ldg(reinterpret_cast<const float4*>(bias + pos))};
+    const auto* w = reinterpret_cast<const float4*>(weight + pos);
+    const auto* b = reinterpret_cast<const float4*>(bias + pos);
+    if (kKeepInL2) return {load_kept_in_l2(w), load_kept_in_l2(b)};
+    return {__ldg(w), __ldg(b)};
   }
 };
 

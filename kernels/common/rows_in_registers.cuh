@@ -86,14 +86,17 @@ template <int kLanes, int kVecs, class Params, class Epilogue>
 cudaError_t launch_rows_in_registers_as(const ProblemShape& p, const DeviceCaps& device,
                                         const KernelArgs& args, Params params, Epilogue epilogue) {
   constexpr int64_t kRowsPerBlock = kRowsInRegistersThreads / kLanes;
-  // Eight resident blocks per SM, a few waves; the kernel grid-strides over the rest.
-  const int64_t max_blocks = int64_t{device.sm_count > 0 ? device.sm_count : 132} * 8 * 4;
+  auto kernel = rows_in_registers_kernel<kLanes, kVecs, Params, Epilogue>;
+  // A persistent grid: as many blocks as fit on the device at once, grid-striding over rows.
+  int blocks_per_sm = 0;
+  const cudaError_t error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &blocks_per_sm, kernel, kRowsInRegistersThreads, 0);
+  if (error != cudaSuccess) return error;
+  const int64_t resident = int64_t{blocks_per_sm} * (device.sm_count > 0 ? device.sm_count : 1);
   const int64_t needed = ceil_div(p.num_segments, kRowsPerBlock);
-  rows_in_registers_kernel<kLanes, kVecs>
-      <<<static_cast<unsigned>(needed < max_blocks ? needed : max_blocks),
-         kRowsInRegistersThreads, 0, args.stream>>>(args.x, args.y, params, epilogue,
-                                                    p.num_segments, static_cast<int>(p.segment_size),
-                                                    static_cast<float>(p.eps));
+  kernel<<<static_cast<unsigned>(needed < resident ? needed : resident), kRowsInRegistersThreads, 0,
+           args.stream>>>(args.x, args.y, params, epilogue, p.num_segments,
+                          static_cast<int>(p.segment_size), static_cast<float>(p.eps));
   return cudaGetLastError();
 }
 

@@ -40,7 +40,10 @@ __device__ __forceinline__ double warp_sum_all(double v) {
   return v;
 }
 
-template <class Params, class Epilogue>
+// Bytes of one L2 prefetch instruction.
+constexpr int64_t kPrefetchChunk = 16384;
+
+template <bool kPrefetchNext, class Params, class Epilogue>
 __global__ void __launch_bounds__(kSplitThreads, 1)
     split_segment_kernel(const float* __restrict__ x, float* __restrict__ y, Params params,
                          Epilogue epilogue, int64_t num_segments, int64_t segment_size,
@@ -80,6 +83,16 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
       const float4 v = load_streaming(xs + i);
       slice[i] = v;
       sum += sum_of(minus(v, shift));
+    }
+    // While this segment's statistics are merged and its output written, let the copy engine
+    // bring this block's slice of the set's next segment into L2: DRAM keeps streaming
+    // through the barrier, and the next load hits L2.
+    if (kPrefetchNext && segment + sets < num_segments) {
+      const auto* next = reinterpret_cast<const char*>(xs + (sets * segment_size) / 4);
+      const int64_t bytes = int64_t{n_vecs} * 16;
+      for (int64_t offset = threadIdx.x * kPrefetchChunk; offset < bytes;
+           offset += kSplitThreads * kPrefetchChunk)
+        prefetch_to_l2(next + offset, static_cast<uint32_t>(min(kPrefetchChunk, bytes - offset)));
     }
     // A block may own no float4 of a tiny segment; its partial then has count 0.
     const auto slice_delta = count > 0 ? static_cast<float>(block_total(sum) / count)
@@ -135,7 +148,7 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
   }
 }
 
-template <class Params, class Epilogue>
+template <bool kPrefetchNext = true, class Params, class Epilogue>
 cudaError_t launch_split_segment(const ProblemShape& p, const DeviceCaps& device,
                                  const KernelArgs& args, Params params, Epilogue epilogue) {
   const SplitPlan plan = plan_split(p, device);
@@ -146,7 +159,7 @@ cudaError_t launch_split_segment(const ProblemShape& p, const DeviceCaps& device
   cudaError_t error = cudaMemsetAsync(arrivals, 0, p.num_segments * sizeof(unsigned), args.stream);
   if (error != cudaSuccess) return error;
 
-  auto kernel = split_segment_kernel<Params, Epilogue>;
+  auto kernel = split_segment_kernel<kPrefetchNext, Params, Epilogue>;
   error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                static_cast<int>(plan.smem_bytes));
   if (error != cudaSuccess) return error;
