@@ -16,9 +16,10 @@ cudaError_t fill_with_nan(float* data, int64_t count, cudaStream_t stream);
 // pairs, wrapping): equal data gives equal hashes on every run. Synchronizes the stream.
 uint64_t device_fingerprint(const float* data, int64_t count, cudaStream_t stream);
 
-// Reads every byte of `buffer` (at least twice the L2 size) so that L2 holds none of the
-// data of the next launch. Reading rather than writing leaves L2 with clean lines, so the
-// timed kernel does not pay for writing the flush buffer back.
+// Evicts L2 before a timed launch: reads every byte of `buffer` (twice the L2 size) at
+// evict-last priority, which pushes out every line including evict-last ones, then discards
+// the buffer's lines. Reading rather than writing (cudaMemset) means the timed launch does
+// not pay for writing the flush buffer back, and L2 starts empty.
 cudaError_t evict_l2(const void* buffer, size_t bytes, unsigned* sink, cudaStream_t stream);
 
 }  // namespace normbench

@@ -17,28 +17,15 @@
 
 #include <cuda_runtime.h>
 
-#include <cub/block/block_reduce.cuh>
 #include <cstdint>
 
 #include "device_math.cuh"
 #include "launch_helpers.hpp"
+#include "segment_sync.cuh"
 #include "split_plan.hpp"
 #include "vector_io.cuh"
 
 namespace normbench::kernels {
-
-__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
-  unsigned v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
-// Sum over a warp by butterfly: every lane ends with the same bits.
-__device__ __forceinline__ double warp_sum_all(double v) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
-  return v;
-}
 
 // Bytes of one L2 prefetch instruction.
 constexpr int64_t kPrefetchChunk = 16384;
@@ -50,9 +37,7 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
                          int blocks_per_segment, int sets, double eps,
                          SlicePartial* __restrict__ partials, unsigned* __restrict__ arrivals) {
   extern __shared__ float4 slice[];
-  using BlockReduce = cub::BlockReduce<double, kSplitThreads>;
-  __shared__ typename BlockReduce::TempStorage temp;
-  __shared__ double shared_total;
+  __shared__ double scratch[64];
   __shared__ SegmentStats shared_stats;
 
   const int k = blocks_per_segment;
@@ -62,15 +47,6 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
   const int64_t first_vec = vecs * member / k;
   const int n_vecs = static_cast<int>(vecs * (member + 1) / k - first_vec);
   const double count = 4.0 * n_vecs;
-
-  auto block_total = [&](double value) {
-    const double total = BlockReduce(temp).Sum(value);
-    if (threadIdx.x == 0) shared_total = total;
-    __syncthreads();
-    const double result = shared_total;
-    __syncthreads();
-    return result;
-  };
 
   for (int64_t segment = set; segment < num_segments; segment += sets) {
     const float shift = __ldg(x + segment * segment_size);
@@ -95,45 +71,30 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
         prefetch_to_l2(next + offset, static_cast<uint32_t>(min(kPrefetchChunk, bytes - offset)));
     }
     // A block may own no float4 of a tiny segment; its partial then has count 0.
-    const auto slice_delta = count > 0 ? static_cast<float>(block_total(sum) / count)
-                                       : static_cast<float>(block_total(0.0));
+    const double block_sum = block_sum2<kSplitThreads>(sum, 0.0, scratch).x;
+    const auto slice_delta = count > 0 ? static_cast<float>(block_sum / count) : 0.0f;
     float dev = 0.0f, dev_sq = 0.0f;
     for (int i = threadIdx.x; i < n_vecs; i += kSplitThreads) {
       const float4 d = minus(minus(slice[i], shift), slice_delta);
       dev += sum_of(d);
       dev_sq += (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w);
     }
-    const double s1 = block_total(dev);
-    const double s2 = block_total(dev_sq);
+    const double2 s = block_sum2<kSplitThreads>(dev, dev_sq, scratch);
 
-    // 2. Publish this slice's partial and wait for the rest of the set.
-    unsigned* arrived = arrivals + segment;
+    // 2-3. Exchange partials with the other blocks of the set; merge them identically.
     if (threadIdx.x == 0) {
-      partials[segment * k + member] =
-          count > 0 ? SlicePartial{count, slice_delta + s1 / count, s2 - s1 * s1 / count}
-                    : SlicePartial{0.0, 0.0, 0.0};
-      __threadfence();
-      atomicAdd(arrived, 1u);
-      while (load_acquire(arrived) < static_cast<unsigned>(k)) {
-      }
+      const SlicePartial mine = count > 0 ? SlicePartial{count, slice_delta + s.x / count,
+                                                         s.y - s.x * s.x / count}
+                                          : SlicePartial{0.0, 0.0, 0.0};
+      publish_and_wait(partials + segment * k + member, mine, arrivals + segment,
+                       static_cast<unsigned>(k));
     }
     __syncthreads();
-
-    // 3. Merge the partials in a fixed order: identical statistics in every block of the set.
     if (threadIdx.x < 32) {
-      const SlicePartial* p = partials + segment * k;
-      double weighted_mean = 0.0;
-      for (int j = threadIdx.x; j < k; j += 32) weighted_mean += __ldcg(&p[j].count) * __ldcg(&p[j].mean);
-      const double mean = warp_sum_all(weighted_mean) / static_cast<double>(segment_size);
-      double m2 = 0.0;
-      for (int j = threadIdx.x; j < k; j += 32) {
-        const double d = __ldcg(&p[j].mean) - mean;
-        m2 += __ldcg(&p[j].m2) + __ldcg(&p[j].count) * d * d;
-      }
-      m2 = warp_sum_all(m2);
+      const double2 merged = merge_partials(partials + segment * k, k);
       if (threadIdx.x == 0)
-        shared_stats = {shift, static_cast<float>(mean),
-                        static_cast<float>(1.0 / sqrt(m2 / static_cast<double>(segment_size) + eps))};
+        shared_stats = {shift, static_cast<float>(merged.x),
+                        static_cast<float>(1.0 / sqrt(merged.y / static_cast<double>(segment_size) + eps))};
     }
     __syncthreads();
 
