@@ -115,10 +115,11 @@ __global__ void __launch_bounds__(kBlockPerSegmentThreads)
     const SegmentStats stats{shift, delta,
                              static_cast<float>(1.0 / sqrt(block_total(squares.total()) / n + eps))};
 
+    const auto segment_params = params.for_segment(segment);
     for (int64_t i = threadIdx.x * int64_t{kVec}; i < segment_size;
          i += int64_t{kBlockPerSegmentThreads} * kVec) {
       *reinterpret_cast<typename P::type*>(ys + i) = P::map(P::load(xs + i), [&](float v, int j) {
-        return finish(normalize(v, stats), params.at(segment, i + j), epilogue);
+        return finish(normalize(v, stats), segment_params.at(i + j), epilogue);
       });
     }
   }

@@ -39,25 +39,29 @@ struct GeluScaleEpilogue {
   }
 };
 
+constexpr float4 kOnes4 = {1.f, 1.f, 1.f, 1.f};
+constexpr float4 kZeros4 = {0.f, 0.f, 0.f, 0.f};
+
 // weight/bias per element of a row (LayerNorm); null pointers mean no affine.
-// kKeepInL2: load them with an L2 evict-last hint (they are re-read for every row).
-template <bool kKeepInL2 = true>
 struct RowParams {
   const float* weight;
   const float* bias;
-  __device__ __forceinline__ float2 at(int64_t segment, int64_t pos) const {
-    (void)segment;
-    return weight ? make_float2(__ldg(weight + pos), __ldg(bias + pos)) : make_float2(1.0f, 0.0f);
-  }
-  // Elements pos..pos+3; pos % 4 == 0 and 16-byte aligned rows (row size % 4 == 0).
-  __device__ __forceinline__ WeightBias4 at4(int64_t segment, int64_t pos) const {
-    (void)segment;
-    if (!weight) return {make_float4(1.f, 1.f, 1.f, 1.f), make_float4(0.f, 0.f, 0.f, 0.f)};
-    const auto* w = reinterpret_cast<const float4*>(weight + pos);
-    const auto* b = reinterpret_cast<const float4*>(bias + pos);
-    if (kKeepInL2) return {load_kept_in_l2(w), load_kept_in_l2(b)};
-    return {__ldg(w), __ldg(b)};
-  }
+
+  // The parameters of one row, indexed by position in the row.
+  struct Segment {
+    const float* weight;
+    const float* bias;
+    __device__ __forceinline__ float2 at(int64_t pos) const {
+      return weight ? make_float2(__ldg(weight + pos), __ldg(bias + pos)) : make_float2(1.f, 0.f);
+    }
+    // Elements pos..pos+3; pos % 4 == 0 and 16-byte aligned rows (row size % 4 == 0).
+    __device__ __forceinline__ WeightBias4 at4(int64_t pos) const {
+      if (!weight) return {kOnes4, kZeros4};
+      return {__ldg(reinterpret_cast<const float4*>(weight + pos)),
+              __ldg(reinterpret_cast<const float4*>(bias + pos))};
+    }
+  };
+  __device__ __forceinline__ Segment for_segment(int64_t) const { return {weight, bias}; }
 };
 
 // weight/bias per channel (GroupNorm over NCHW): element `pos` of group `segment` lies in
@@ -68,20 +72,35 @@ struct ChannelParams {
   int64_t groups;
   int64_t channels_per_group;
   int64_t spatial;
-  __device__ __forceinline__ float2 at(int64_t segment, int64_t pos) const {
-    if (!weight) return make_float2(1.0f, 0.0f);
-    const int64_t c = (segment % groups) * channels_per_group + pos / spatial;
-    return make_float2(__ldg(weight + c), __ldg(bias + c));
-  }
-  // Elements pos..pos+3 of the group; they may straddle channels unless spatial % 4 == 0.
-  __device__ __forceinline__ WeightBias4 at4(int64_t segment, int64_t pos) const {
-    if (spatial % 4 == 0) {
-      const float2 wb = at(segment, pos);
-      return {make_float4(wb.x, wb.x, wb.x, wb.x), make_float4(wb.y, wb.y, wb.y, wb.y)};
+
+  // The parameters of one group, indexed by position in the group.
+  struct Segment {
+    const float* weight;  // at the group's first channel
+    const float* bias;
+    int64_t spatial;
+    bool narrow;  // positions fit in 32 bits: divide in 32 bits, 4x cheaper than in 64
+    __device__ __forceinline__ int64_t channel(int64_t pos) const {
+      return narrow ? static_cast<uint32_t>(pos) / static_cast<uint32_t>(spatial) : pos / spatial;
     }
-    const float2 a = at(segment, pos), b = at(segment, pos + 1), c = at(segment, pos + 2),
-                 d = at(segment, pos + 3);
-    return {make_float4(a.x, b.x, c.x, d.x), make_float4(a.y, b.y, c.y, d.y)};
+    __device__ __forceinline__ float2 at(int64_t pos) const {
+      if (!weight) return make_float2(1.f, 0.f);
+      const int64_t c = channel(pos);
+      return make_float2(__ldg(weight + c), __ldg(bias + c));
+    }
+    // Elements pos..pos+3; they may straddle channels unless spatial % 4 == 0.
+    __device__ __forceinline__ WeightBias4 at4(int64_t pos) const {
+      if (spatial % 4 == 0) {
+        const float2 wb = at(pos);
+        return {make_float4(wb.x, wb.x, wb.x, wb.x), make_float4(wb.y, wb.y, wb.y, wb.y)};
+      }
+      const float2 a = at(pos), b = at(pos + 1), c = at(pos + 2), d = at(pos + 3);
+      return {make_float4(a.x, b.x, c.x, d.x), make_float4(a.y, b.y, c.y, d.y)};
+    }
+  };
+  __device__ __forceinline__ Segment for_segment(int64_t segment) const {
+    const int64_t first = (segment % groups) * channels_per_group;
+    return {weight ? weight + first : nullptr, weight ? bias + first : nullptr, spatial,
+            channels_per_group * spatial <= int64_t{0xffffffff}};
   }
 };
 

@@ -12,7 +12,7 @@
 
 namespace normbench::kernels {
 
-inline RowParams<> row_params(const KernelArgs& args) { return {args.weight, args.bias}; }
+inline RowParams row_params(const KernelArgs& args) { return {args.weight, args.bias}; }
 
 inline ChannelParams channel_params(const ProblemShape& p, const KernelArgs& args) {
   return {args.weight, args.bias, p.groups, p.channels / p.groups, p.spatial};

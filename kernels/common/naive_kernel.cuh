@@ -53,9 +53,10 @@ __global__ void __launch_bounds__(kNaiveThreads)
   }
   const double rstd = 1.0 / sqrt(naive_block_sum(squares, scratch) / n + eps);
 
+  const auto segment_params = params.for_segment(segment);
   for (int64_t i = threadIdx.x; i < segment_size; i += kNaiveThreads) {
     const auto normalized = static_cast<float>((xs[i] - mean) * rstd);
-    ys[i] = finish(normalized, params.at(segment, i), epilogue);
+    ys[i] = finish(normalized, segment_params.at(i), epilogue);
   }
 }
 

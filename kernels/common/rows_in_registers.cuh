@@ -26,8 +26,9 @@ __device__ __forceinline__ float group_sum(float v) {
   return v;
 }
 
-template <int kLanes, int kVecs, int kRowsPerPass, class Params, class Epilogue>
-__global__ void __launch_bounds__(kRowsInRegistersThreads)
+template <int kLanes, int kVecs, int kRowsPerPass, int kMinBlocks, bool kCacheHints, class Params,
+          class Epilogue>
+__global__ void __launch_bounds__(kRowsInRegistersThreads, kMinBlocks)
     rows_in_registers_kernel(const float* __restrict__ x, float* __restrict__ y, Params params,
                              Epilogue epilogue, int64_t num_rows, int row_size, float eps) {
   constexpr int kRowsPerWarp = 32 / kLanes * kRowsPerPass;
@@ -48,8 +49,9 @@ __global__ void __launch_bounds__(kRowsInRegistersThreads)
       const float4* xr = reinterpret_cast<const float4*>(x + row * row_size);
 #pragma unroll
       for (int j = 0; j < kVecs; ++j)
-        v[r][j] = row < num_rows && sub + j * kLanes < vecs ? load_streaming(xr + sub + j * kLanes)
-                                                            : make_float4(0.f, 0.f, 0.f, 0.f);
+        v[r][j] = row < num_rows && sub + j * kLanes < vecs
+                      ? (kCacheHints ? load_streaming(xr + sub + j * kLanes) : __ldg(xr + sub + j * kLanes))
+                      : make_float4(0.f, 0.f, 0.f, 0.f);
     }
 #pragma unroll
     for (int r = 0; r < kRowsPerPass; ++r) {
@@ -74,9 +76,14 @@ __global__ void __launch_bounds__(kRowsInRegistersThreads)
 #pragma unroll
       for (int j = 0; j < kVecs; ++j) {
         const int idx = sub + j * kLanes;
-        if (row < num_rows && idx < vecs)
-          store_streaming(yr + idx,
-                          finish4(v[r][j], stats, params.at4(row, int64_t{idx} * 4), epilogue));
+        if (row < num_rows && idx < vecs) {
+          const float4 out =
+              finish4(v[r][j], stats, params.for_segment(row).at4(int64_t{idx} * 4), epilogue);
+          if (kCacheHints)
+            store_streaming(yr + idx, out);
+          else
+            yr[idx] = out;
+        }
       }
     }
   }
@@ -89,11 +96,13 @@ inline std::optional<std::string> rows_in_registers_unsupported(const ProblemSha
   return std::nullopt;
 }
 
-template <int kLanes, int kVecs, class Params, class Epilogue, int kRowsPerPass = 1>
+template <int kLanes, int kVecs, class Params, class Epilogue, int kRowsPerPass = 1,
+          int kMinBlocks = 1, bool kCacheHints = true>
 cudaError_t launch_rows_in_registers_as(const ProblemShape& p, const DeviceCaps& device,
                                         const KernelArgs& args, Params params, Epilogue epilogue) {
   constexpr int64_t kRowsPerBlock = kRowsInRegistersThreads / kLanes * kRowsPerPass;
-  auto kernel = rows_in_registers_kernel<kLanes, kVecs, kRowsPerPass, Params, Epilogue>;
+  auto kernel =
+      rows_in_registers_kernel<kLanes, kVecs, kRowsPerPass, kMinBlocks, kCacheHints, Params, Epilogue>;
   // A persistent grid: as many blocks as fit on the device at once, grid-striding over rows.
   int blocks_per_sm = 0;
   const cudaError_t error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(

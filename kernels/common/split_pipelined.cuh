@@ -1,16 +1,17 @@
-// Segments split across thread blocks, as in split_segment.cuh, with the loads pipelined:
-// the copy engine streams the next segments' slices into a ring of shared memory while the
-// current segment's statistics are merged across blocks and its output is written, so DRAM
-// never waits on the cross-block barrier.
+// Segments split across thread blocks, as in split_segment.cuh, pipelined so that neither
+// DRAM nor the SMs wait on the cross-block exchange of statistics.
 //
 // Each block of 1024 threads owns a ring of up to 14 chunks of 16 KB (1024 float4, one per
-// thread). Its slice of a segment is ceil(slice / 16 KB) consecutive chunks of the ring; one
-// thread keeps the ring full with 1-D bulk copies, each completing on the chunk's mbarrier.
-// Per segment a block: (1) sums (x - shift) over its chunks as they land and reduces, (2) sums
-// squared deviations from its slice mean and reduces, (3) publishes (count, mean, M2) and
-// waits for the set, (4) merges all partials in a fixed order (bit-identical in every block),
-// (5) normalizes from shared memory, then frees the chunks for the copies ahead.
-// Assumes segment_size % 4 == 0, a slice of at most 14 chunks, and sm_90 (bulk copies).
+// thread) in shared memory; its slice of a segment is ceil(slice / 16 KB) consecutive chunks.
+// One thread keeps the ring full with 1-D bulk copies (TMA), each completing on its chunk's
+// mbarrier, so loads of the segments ahead stream in continuously. Normalization lags the
+// statistics by one segment: in step j a block
+//   1. computes its partial (count, mean, M2) of segment j from the ring (a two-pass on
+//      chip, relative to the segment's first element) and publishes it without waiting;
+//   2. waits for the partials of segment j-1 (published a whole step ago, so normally all
+//      there), merges them in a fixed order (bit-identical in every block), normalizes
+//      segment j-1 from the ring and streams it out, then frees its chunks for more copies.
+// Assumes segment_size % 4 == 0, two slices fit in the ring (slice <= 7 chunks) and sm_90.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -79,67 +80,76 @@ __global__ void __launch_bounds__(kRingThreads, 1)
   }
   __syncthreads();
 
-  for (int64_t j = 0; j < my_segments; ++j) {
-    const int64_t segment = set + j * g.sets;
-    const float shift = __ldg(x + segment * g.segment_size);
-    auto my_vec = [&](int c) -> float4& {
-      return ring[((j * chunks + c) % g.ring_chunks) * kChunkVecs + tid];
-    };
-    auto owns = [&](int c) { return c * kChunkVecs + tid < n_vecs; };
+  auto my_vec = [&](int64_t j, int c) -> float4& {  // this thread's float4 of chunk c of step j
+    return ring[((j * chunks + c) % g.ring_chunks) * kChunkVecs + tid];
+  };
+  auto owns = [&](int c) { return c * kChunkVecs + tid < n_vecs; };
+  const double count = 4.0 * n_vecs;
+  float shift_of_lagging = 0.0f;  // the shift of the segment normalized in this step
+  float shift_of_leading = 0.0f;  // the shift of the segment whose statistics this step computes
 
-    // 1. Sum (x - shift) over this thread's element of each chunk as the chunks land.
-    float sum = 0.0f;
-    for (int c = 0; c < chunks; ++c) {
-      const int64_t q = j * chunks + c;
-      mbarrier_wait(&landed[q % g.ring_chunks], static_cast<uint32_t>((q / g.ring_chunks) & 1));
-      if (owns(c)) sum += sum_of(minus(my_vec(c), shift));
-    }
-    const double count = 4.0 * n_vecs;
-    const double slice_delta_d = count > 0 ? block_sum2<kRingThreads>(sum, 0.0, scratch).x / count
-                                           : block_sum2<kRingThreads>(0.0, 0.0, scratch).x;
-    const auto slice_delta = static_cast<float>(slice_delta_d);
-
-    // 2. Deviations from the slice mean, on chip.
-    float dev = 0.0f, dev_sq = 0.0f;
-    for (int c = 0; c < chunks; ++c)
-      if (owns(c)) {
-        const float4 d = minus(minus(my_vec(c), shift), slice_delta);
-        dev += sum_of(d);
-        dev_sq += (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w);
+  for (int64_t j = 0; j <= my_segments; ++j) {
+    if (j < my_segments) {
+      // 1. Partial statistics of segment j, published without waiting.
+      const int64_t segment = set + j * g.sets;
+      const float shift = shift_of_leading = __ldg(x + segment * g.segment_size);
+      float sum = 0.0f;
+      for (int c = 0; c < chunks; ++c) {
+        const int64_t q = j * chunks + c;
+        mbarrier_wait(&landed[q % g.ring_chunks], static_cast<uint32_t>((q / g.ring_chunks) & 1));
+        if (owns(c)) sum += sum_of(minus(my_vec(j, c), shift));
       }
-    const double2 s = block_sum2<kRingThreads>(dev, dev_sq, scratch);
-
-    // 3-4. Exchange partials with the other blocks of the set; merge them identically.
-    if (tid == 0) {
-      const SlicePartial mine = count > 0 ? SlicePartial{count, slice_delta + s.x / count,
-                                                         s.y - s.x * s.x / count}
-                                          : SlicePartial{0.0, 0.0, 0.0};
-      publish_and_wait(partials + segment * k + member, mine, arrivals + segment,
-                       static_cast<unsigned>(k));
+      const double block_sum = block_sum2<kRingThreads>(sum, 0.0, scratch).x;
+      const auto slice_delta = count > 0 ? static_cast<float>(block_sum / count) : 0.0f;
+      float dev = 0.0f, dev_sq = 0.0f;
+      for (int c = 0; c < chunks; ++c)
+        if (owns(c)) {
+          const float4 d = minus(minus(my_vec(j, c), shift), slice_delta);
+          dev += sum_of(d);
+          dev_sq += (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w);
+        }
+      const double2 s = block_sum2<kRingThreads>(dev, dev_sq, scratch);
+      if (tid == 0) {
+        partials[segment * k + member] =
+            count > 0 ? SlicePartial{count, slice_delta + s.x / count, s.y - s.x * s.x / count}
+                      : SlicePartial{0.0, 0.0, 0.0};
+        __threadfence();
+        atomicAdd(arrivals + segment, 1u);
+      }
     }
+    if (j == 0) {
+      shift_of_lagging = shift_of_leading;
+      continue;
+    }
+
+    // 2. Normalize segment j - 1 with the merged statistics of its set.
+    const int64_t segment = set + (j - 1) * g.sets;
+    if (tid == 0)
+      while (load_acquire(arrivals + segment) < static_cast<unsigned>(k)) {
+      }
     __syncthreads();
     if (tid < 32) {
       const double2 merged = merge_partials(partials + segment * k, k);
       if (tid == 0)
-        shared_stats = {shift, static_cast<float>(merged.x),
+        shared_stats = {shift_of_lagging, static_cast<float>(merged.x),
                         static_cast<float>(1.0 / sqrt(merged.y / static_cast<double>(g.segment_size) + g.eps))};
     }
     __syncthreads();
-
-    // 5. Normalize from shared memory and stream the output out.
     const SegmentStats stats = shared_stats;
+    const auto segment_params = params.for_segment(segment);
     float4* ys = reinterpret_cast<float4*>(y + segment * g.segment_size) + first_vec;
     for (int c = 0; c < chunks; ++c)
       if (owns(c)) {
         const int64_t v = int64_t{c} * kChunkVecs + tid;
-        store_streaming(ys + v, finish4(my_vec(c), stats, params.at4(segment, (first_vec + v) * 4),
-                                        epilogue));
+        store_streaming(ys + v, finish4(my_vec(j - 1, c), stats,
+                                        segment_params.at4((first_vec + v) * 4), epilogue));
       }
-    __syncthreads();  // every thread is done with this segment's chunks
+    __syncthreads();  // every thread is done with segment j - 1's chunks
     if (tid == 0) {
       fence_proxy_async();
-      issue_until((j + 1) * chunks + g.ring_chunks);
+      issue_until(j * chunks + g.ring_chunks);
     }
+    shift_of_lagging = shift_of_leading;
   }
 }
 

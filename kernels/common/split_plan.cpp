@@ -78,10 +78,12 @@ SplitPlan plan_split_pipelined(const ProblemShape& p, const DeviceCaps& device) 
           (kChunkVecs * 16));
   const int64_t vecs = p.segment_size / 4;
   const int64_t resident = std::min<int64_t>(device.sm_count, kMaxBlocksPerSegment);
-  const int64_t min_blocks = ceil_div(vecs, ring_chunks * kChunkVecs);
-  if (ring_chunks < 1 || min_blocks > resident) {
-    plan.unsupported = "a segment (" + megabytes(4.0 * static_cast<double>(p.segment_size)) +
-                       ") exceeds the shared memory rings of " + std::to_string(resident) +
+  // Two slices of a block (the segment being normalized and the next one) fit in its ring.
+  const int64_t slice_chunks = ring_chunks / 2;
+  const int64_t min_blocks = slice_chunks > 0 ? ceil_div(vecs, slice_chunks * kChunkVecs) : resident + 1;
+  if (min_blocks > resident) {
+    plan.unsupported = "two segments (" + megabytes(8.0 * static_cast<double>(p.segment_size)) +
+                       ") exceed the shared memory rings of " + std::to_string(resident) +
                        " SMs (" + megabytes(static_cast<double>(resident * ring_chunks * kChunkVecs * 16)) + ")";
     return plan;
   }

@@ -100,10 +100,11 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
 
     // 4. Normalize from shared memory.
     const SegmentStats stats = shared_stats;
+    const auto segment_params = params.for_segment(segment);
     float4* ys = reinterpret_cast<float4*>(y + segment * segment_size) + first_vec;
 #pragma unroll 4
     for (int i = threadIdx.x; i < n_vecs; i += kSplitThreads)
-      store_streaming(ys + i, finish4(slice[i], stats, params.at4(segment, (first_vec + i) * 4),
+      store_streaming(ys + i, finish4(slice[i], stats, segment_params.at4((first_vec + i) * 4),
                                       epilogue));
     __syncthreads();  // the slice is overwritten by the next segment
   }

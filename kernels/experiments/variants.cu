@@ -7,31 +7,23 @@
 namespace normbench::kernels {
 namespace {
 cudaError_t ln_v2(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
-  return launch_split_segment<false>(p, d, a, RowParams<true>{a.weight, a.bias}, IdentityEpilogue{});
-}
-cudaError_t ln_v2_plain_wb(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
-  return launch_split_segment<false>(p, d, a, RowParams<false>{a.weight, a.bias}, IdentityEpilogue{});
-}
-cudaError_t ln_ring(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
-  return launch_split_pipelined(p, d, a, RowParams<true>{a.weight, a.bias}, IdentityEpilogue{});
-}
-cudaError_t ln_ring_plain_wb(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
-  return launch_split_pipelined(p, d, a, RowParams<false>{a.weight, a.bias}, IdentityEpilogue{});
+  return launch_split_segment<false>(p, d, a, row_params(a), IdentityEpilogue{});
 }
 cudaError_t gn_v2(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
   return launch_split_segment<false>(p, d, a, channel_params(p, a), IdentityEpilogue{});
 }
-cudaError_t gn_ring(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+cudaError_t gn_lagged(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
   return launch_split_pipelined(p, d, a, channel_params(p, a), IdentityEpilogue{});
 }
-cudaError_t lngs_rows2(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
-  return launch_rows_in_registers_as<16, 1, RowParams<>, GeluScaleEpilogue, 2>(p, d, a, row_params(a), gelu_scale(p));
+template <int kRows, int kMinBlocks, bool kHints>
+cudaError_t lngs(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  return launch_rows_in_registers_as<16, 1, RowParams, GeluScaleEpilogue, kRows, kMinBlocks, kHints>(
+      p, d, a, row_params(a), gelu_scale(p));
 }
-cudaError_t lngs_rows4(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
-  return launch_rows_in_registers_as<16, 1, RowParams<>, GeluScaleEpilogue, 4>(p, d, a, row_params(a), gelu_scale(p));
-}
-cudaError_t ln_rows64(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
-  return launch_rows_in_registers_as<16, 1, RowParams<>, IdentityEpilogue, 1>(p, d, a, row_params(a), IdentityEpilogue{});
+template <int kRows, int kMinBlocks, bool kHints>
+cudaError_t ln64(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  return launch_rows_in_registers_as<16, 1, RowParams, IdentityEpilogue, kRows, kMinBlocks, kHints>(
+      p, d, a, row_params(a), IdentityEpilogue{});
 }
 std::optional<std::string> only_rows_of_64(const ProblemShape& p, const DeviceCaps&) {
   if (p.segment_size != 64) return "experiment for rows of 64";
@@ -41,20 +33,20 @@ std::optional<std::string> only_rows_of_64(const ProblemShape& p, const DeviceCa
 
 NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm, "layer_norm.x_v2", "experiment", ln_v2,
                                        split_segment_unsupported, split_segment_workspace));
-NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm, "layer_norm.x_v2_plain_wb", "experiment",
-                                       ln_v2_plain_wb, split_segment_unsupported, split_segment_workspace));
-NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm, "layer_norm.x_ring", "experiment", ln_ring,
-                                       split_pipelined_unsupported, split_pipelined_workspace));
-NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm, "layer_norm.x_ring_plain_wb", "experiment",
-                                       ln_ring_plain_wb, split_pipelined_unsupported, split_pipelined_workspace));
 NORMBENCH_REGISTER_KERNEL(make_variant(Op::group_norm, "group_norm.x_v2", "experiment", gn_v2,
                                        split_segment_unsupported, split_segment_workspace));
-NORMBENCH_REGISTER_KERNEL(make_variant(Op::group_norm, "group_norm.x_ring", "experiment", gn_ring,
+NORMBENCH_REGISTER_KERNEL(make_variant(Op::group_norm, "group_norm.x_lagged", "experiment", gn_lagged,
                                        split_pipelined_unsupported, split_pipelined_workspace));
-NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.x_rows2",
-                                       "experiment", lngs_rows2, only_rows_of_64));
-NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.x_rows4",
-                                       "experiment", lngs_rows4, only_rows_of_64));
-NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm, "layer_norm.x_rows64", "experiment",
-                                       ln_rows64, only_rows_of_64));
+NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.x_occ8",
+                                       "experiment", lngs<1, 8, true>, only_rows_of_64));
+NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.x_nohint",
+                                       "experiment", lngs<1, 1, false>, only_rows_of_64));
+NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.x_occ8_nohint",
+                                       "experiment", lngs<1, 8, false>, only_rows_of_64));
+NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.x_rows2_occ8",
+                                       "experiment", lngs<2, 6, true>, only_rows_of_64));
+NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm, "layer_norm.x_ln64", "experiment",
+                                       ln64<1, 1, true>, only_rows_of_64));
+NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm, "layer_norm.x_ln64_occ8_nohint", "experiment",
+                                       ln64<1, 8, false>, only_rows_of_64));
 }  // namespace normbench::kernels
