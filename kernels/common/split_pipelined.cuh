@@ -110,11 +110,12 @@ __global__ void __launch_bounds__(kRingThreads, 1)
         }
       const double2 s = block_sum2<kRingThreads>(dev, dev_sq, scratch);
       if (tid == 0) {
-        partials[segment * k + member] =
-            count > 0 ? SlicePartial{count, slice_delta + s.x / count, s.y - s.x * s.x / count}
-                      : SlicePartial{0.0, 0.0, 0.0};
-        __threadfence();
-        atomicAdd(arrivals + segment, 1u);
+        const SlicePartial mine = count > 0 ? SlicePartial{count, slice_delta + s.x / count,
+                                                           s.y - s.x * s.x / count}
+                                            : SlicePartial{0.0, 0.0, 0.0};
+        publish_partial(partials + segment * k + member, mine,
+                        {arrivals + segment, arrivals + g.num_segments + segment},
+                        static_cast<unsigned>(k));
       }
     }
     if (j == 0) {
@@ -124,9 +125,7 @@ __global__ void __launch_bounds__(kRingThreads, 1)
 
     // 2. Normalize segment j - 1 with the merged statistics of its set.
     const int64_t segment = set + (j - 1) * g.sets;
-    if (tid == 0)
-      while (load_acquire(arrivals + segment) < static_cast<unsigned>(k)) {
-      }
+    if (tid == 0) wait_for_partials({arrivals + segment, arrivals + g.num_segments + segment});
     __syncthreads();
     if (tid < 32) {
       const double2 merged = merge_partials(partials + segment * k, k);
@@ -161,7 +160,7 @@ cudaError_t launch_split_pipelined(const ProblemShape& p, const DeviceCaps& devi
   auto* arrivals = static_cast<unsigned*>(args.workspace);
   auto* partials =
       reinterpret_cast<SlicePartial*>(static_cast<char*>(args.workspace) + split_arrivals_bytes(p));
-  cudaError_t error = cudaMemsetAsync(arrivals, 0, p.num_segments * sizeof(unsigned), args.stream);
+  cudaError_t error = cudaMemsetAsync(arrivals, 0, split_arrivals_bytes(p), args.stream);
   if (error != cudaSuccess) return error;
 
   auto kernel = split_pipelined_kernel<Params, Epilogue>;

@@ -86,8 +86,9 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
       const SlicePartial mine = count > 0 ? SlicePartial{count, slice_delta + s.x / count,
                                                          s.y - s.x * s.x / count}
                                           : SlicePartial{0.0, 0.0, 0.0};
-      publish_and_wait(partials + segment * k + member, mine, arrivals + segment,
-                       static_cast<unsigned>(k));
+      const SegmentSync sync{arrivals + segment, arrivals + num_segments + segment};
+      publish_partial(partials + segment * k + member, mine, sync, static_cast<unsigned>(k));
+      wait_for_partials(sync);
     }
     __syncthreads();
     if (threadIdx.x < 32) {
@@ -118,7 +119,7 @@ cudaError_t launch_split_segment(const ProblemShape& p, const DeviceCaps& device
   auto* arrivals = static_cast<unsigned*>(args.workspace);
   auto* partials =
       reinterpret_cast<SlicePartial*>(static_cast<char*>(args.workspace) + split_arrivals_bytes(p));
-  cudaError_t error = cudaMemsetAsync(arrivals, 0, p.num_segments * sizeof(unsigned), args.stream);
+  cudaError_t error = cudaMemsetAsync(arrivals, 0, split_arrivals_bytes(p), args.stream);
   if (error != cudaSuccess) return error;
 
   auto kernel = split_segment_kernel<kPrefetchNext, Params, Epilogue>;

@@ -21,6 +21,11 @@ cudaError_t lngs(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a
       p, d, a, row_params(a), gelu_scale(p));
 }
 template <int kRows, int kMinBlocks, bool kHints>
+cudaError_t lngs_poly(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  return launch_rows_in_registers_as<16, 1, RowParams, GeluScalePolyEpilogue, kRows, kMinBlocks, kHints>(
+      p, d, a, row_params(a), GeluScalePolyEpilogue{static_cast<float>(p.scale)});
+}
+template <int kRows, int kMinBlocks, bool kHints>
 cudaError_t ln64(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
   return launch_rows_in_registers_as<16, 1, RowParams, IdentityEpilogue, kRows, kMinBlocks, kHints>(
       p, d, a, row_params(a), IdentityEpilogue{});
@@ -45,6 +50,12 @@ NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm_gelu_scale, "layer_norm_ge
                                        "experiment", lngs<1, 8, false>, only_rows_of_64));
 NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.x_rows2_occ8",
                                        "experiment", lngs<2, 6, true>, only_rows_of_64));
+NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.x_poly",
+                                       "experiment", lngs_poly<1, 1, true>, only_rows_of_64));
+NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.x_poly_occ8",
+                                       "experiment", lngs_poly<1, 8, true>, only_rows_of_64));
+NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.x_poly_rows2",
+                                       "experiment", lngs_poly<2, 6, true>, only_rows_of_64));
 NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm, "layer_norm.x_ln64", "experiment",
                                        ln64<1, 1, true>, only_rows_of_64));
 NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm, "layer_norm.x_ln64_occ8_nohint", "experiment",
