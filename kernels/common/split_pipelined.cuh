@@ -113,9 +113,7 @@ __global__ void __launch_bounds__(kRingThreads, 1)
         const SlicePartial mine = count > 0 ? SlicePartial{count, slice_delta + s.x / count,
                                                            s.y - s.x * s.x / count}
                                             : SlicePartial{0.0, 0.0, 0.0};
-        publish_partial(partials + segment * k + member, mine,
-                        {arrivals + segment, arrivals + g.num_segments + segment},
-                        static_cast<unsigned>(k));
+        publish_partial(partials + segment * k + member, mine, {arrivals + segment});
       }
     }
     if (j == 0) {
@@ -125,7 +123,7 @@ __global__ void __launch_bounds__(kRingThreads, 1)
 
     // 2. Normalize segment j - 1 with the merged statistics of its set.
     const int64_t segment = set + (j - 1) * g.sets;
-    if (tid == 0) wait_for_partials({arrivals + segment, arrivals + g.num_segments + segment});
+    if (tid == 0) wait_for_partials({arrivals + segment}, static_cast<unsigned>(k));
     __syncthreads();
     if (tid < 32) {
       const double2 merged = merge_partials(partials + segment * k, k);

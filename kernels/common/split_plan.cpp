@@ -110,7 +110,7 @@ size_t split_pipelined_workspace(const ProblemShape& p, const DeviceCaps& device
 }
 
 size_t split_arrivals_bytes(const ProblemShape& p) {
-  return static_cast<size_t>(ceil_div(p.num_segments * 8, 16) * 16);
+  return static_cast<size_t>(ceil_div(p.num_segments * 4, 16) * 16);
 }
 
 size_t split_segment_workspace(const ProblemShape& p, const DeviceCaps& device) {

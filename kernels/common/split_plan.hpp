@@ -42,8 +42,8 @@ SplitPlan plan_split_pipelined(const ProblemShape& p, const DeviceCaps& device);
 std::optional<std::string> split_pipelined_unsupported(const ProblemShape& p, const DeviceCaps& d);
 size_t split_pipelined_workspace(const ProblemShape& p, const DeviceCaps& device);
 
-// Synchronization words (an arrival counter and a release flag per segment, zeroed before
-// each launch, 16-byte padded), then the partials.
+// Arrival counters (one per segment, zeroed before each launch, 16-byte padded), then the
+// partials.
 size_t split_arrivals_bytes(const ProblemShape& p);
 size_t split_segment_workspace(const ProblemShape& p, const DeviceCaps& device);
 

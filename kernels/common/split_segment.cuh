@@ -30,7 +30,7 @@ namespace normbench::kernels {
 // Bytes of one L2 prefetch instruction.
 constexpr int64_t kPrefetchChunk = 16384;
 
-template <bool kPrefetchNext, class Params, class Epilogue>
+template <bool kPrefetchNext, bool kStaggerSets, class Params, class Epilogue>
 __global__ void __launch_bounds__(kSplitThreads, 1)
     split_segment_kernel(const float* __restrict__ x, float* __restrict__ y, Params params,
                          Epilogue epilogue, int64_t num_segments, int64_t segment_size,
@@ -48,6 +48,12 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
   const int n_vecs = static_cast<int>(vecs * (member + 1) / k - first_vec);
   const double count = 4.0 * n_vecs;
 
+  // Staggered start: set s begins once set s - 1 has loaded its first segment, so that the
+  // sets' DRAM-idle phases (reductions, cross-block wait) fall at different times.
+  if (kStaggerSets && set > 0) {
+    if (threadIdx.x == 0) wait_for_partials({arrivals + set - 1}, static_cast<unsigned>(k));
+    __syncthreads();
+  }
   for (int64_t segment = set; segment < num_segments; segment += sets) {
     const float shift = __ldg(x + segment * segment_size);
     const float4* xs = reinterpret_cast<const float4*>(x + segment * segment_size) + first_vec;
@@ -86,9 +92,9 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
       const SlicePartial mine = count > 0 ? SlicePartial{count, slice_delta + s.x / count,
                                                          s.y - s.x * s.x / count}
                                           : SlicePartial{0.0, 0.0, 0.0};
-      const SegmentSync sync{arrivals + segment, arrivals + num_segments + segment};
-      publish_partial(partials + segment * k + member, mine, sync, static_cast<unsigned>(k));
-      wait_for_partials(sync);
+      const SegmentSync sync{arrivals + segment};
+      publish_partial(partials + segment * k + member, mine, sync);
+      wait_for_partials(sync, static_cast<unsigned>(k));
     }
     __syncthreads();
     if (threadIdx.x < 32) {
@@ -111,7 +117,7 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
   }
 }
 
-template <bool kPrefetchNext = true, class Params, class Epilogue>
+template <bool kPrefetchNext = false, bool kStaggerSets = false, class Params, class Epilogue>
 cudaError_t launch_split_segment(const ProblemShape& p, const DeviceCaps& device,
                                  const KernelArgs& args, Params params, Epilogue epilogue) {
   const SplitPlan plan = plan_split(p, device);
@@ -122,7 +128,7 @@ cudaError_t launch_split_segment(const ProblemShape& p, const DeviceCaps& device
   cudaError_t error = cudaMemsetAsync(arrivals, 0, split_arrivals_bytes(p), args.stream);
   if (error != cudaSuccess) return error;
 
-  auto kernel = split_segment_kernel<kPrefetchNext, Params, Epilogue>;
+  auto kernel = split_segment_kernel<kPrefetchNext, kStaggerSets, Params, Epilogue>;
   error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                static_cast<int>(plan.smem_bytes));
   if (error != cudaSuccess) return error;

@@ -3,6 +3,7 @@
 #include "rows_in_registers.cuh"
 #include "split_pipelined.cuh"
 #include "split_segment.cuh"
+#include "two_phase_rows.cuh"
 
 namespace normbench::kernels {
 namespace {
@@ -11,6 +12,12 @@ cudaError_t ln_v2(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& 
 }
 cudaError_t gn_v2(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
   return launch_split_segment<false>(p, d, a, channel_params(p, a), IdentityEpilogue{});
+}
+cudaError_t gn_stagger(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  return launch_split_segment<false, true>(p, d, a, channel_params(p, a), IdentityEpilogue{});
+}
+cudaError_t ln_two_phase(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  return launch_two_phase_rows(p, d, a, IdentityEpilogue{});
 }
 cudaError_t gn_lagged(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
   return launch_split_pipelined(p, d, a, channel_params(p, a), IdentityEpilogue{});
@@ -40,6 +47,12 @@ NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm, "layer_norm.x_v2", "exper
                                        split_segment_unsupported, split_segment_workspace));
 NORMBENCH_REGISTER_KERNEL(make_variant(Op::group_norm, "group_norm.x_v2", "experiment", gn_v2,
                                        split_segment_unsupported, split_segment_workspace));
+NORMBENCH_REGISTER_KERNEL(make_variant(Op::group_norm, "group_norm.x_stagger", "experiment", gn_stagger,
+                                       split_segment_unsupported, split_segment_workspace));
+NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm, "layer_norm.x_two_phase", "experiment",
+                                       ln_two_phase, two_phase_unsupported, two_phase_workspace));
+NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.x_poly_nohint",
+                                       "experiment", lngs_poly<1, 1, false>, only_rows_of_64));
 NORMBENCH_REGISTER_KERNEL(make_variant(Op::group_norm, "group_norm.x_lagged", "experiment", gn_lagged,
                                        split_pipelined_unsupported, split_pipelined_workspace));
 NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.x_occ8",

@@ -1,0 +1,170 @@
+// Long LayerNorm rows with weight and bias, in two phases, so that weight and bias are read
+// from DRAM once instead of once per row: the shape of problem A (16 rows of 4M, weight and
+// bias 16 MB each). Three launches:
+//   1. tile_stats: one block per 16K-element tile of a row computes the tile's (count, mean,
+//      M2) by a two-pass in registers, relative to the row's first element;
+//   2. merge_row_stats: one block per row merges its tiles' partials in a fixed order;
+//   3. normalize_columns: one block per 4096-column tile keeps that tile of weight and bias in
+//      registers and walks the rows, last row first: phase 1 read the last rows last, so part
+//      of them is still in L2.
+// Traffic: x twice, y once, weight and bias once (3x + 2x/rows) against the single-read split
+// kernel's x once, y once and weight and bias once per row (4x). Without affine the split
+// kernel moves less (2x) and wins. Assumes row size % 4 == 0.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "device_math.cuh"
+#include "launch_helpers.hpp"
+#include "segment_sync.cuh"
+#include "split_plan.hpp"
+#include "vector_io.cuh"
+
+namespace normbench::kernels {
+
+constexpr int kTileThreads = 512;
+constexpr int kTileVecsPerThread = 8;
+constexpr int64_t kTileVecs = kTileThreads * kTileVecsPerThread;  // 16K elements
+constexpr int kColumnThreads = 256;
+constexpr int kColumnVecsPerThread = 4;
+constexpr int64_t kColumnVecs = kColumnThreads * kColumnVecsPerThread;  // 4096 columns
+
+__global__ void __launch_bounds__(kTileThreads)
+    tile_stats_kernel(const float* __restrict__ x, int64_t row_size, int64_t tiles_per_row,
+                      SlicePartial* __restrict__ partials) {
+  __shared__ double scratch[64];
+  const int64_t row = blockIdx.x / tiles_per_row;
+  const int64_t tile = blockIdx.x % tiles_per_row;
+  const int64_t vecs = row_size / 4;
+  const int64_t first = tile * kTileVecs;
+  const float4* xr = reinterpret_cast<const float4*>(x + row * row_size);
+  const float shift = __ldg(x + row * row_size);
+
+  float4 v[kTileVecsPerThread];
+  int owned = 0;
+#pragma unroll
+  for (int j = 0; j < kTileVecsPerThread; ++j) {
+    const int64_t i = first + j * kTileThreads + threadIdx.x;
+    // Plain loads: these lines should stay in L2 for phase 3.
+    v[j] = i < vecs ? minus(__ldg(xr + i), shift) : make_float4(0.f, 0.f, 0.f, 0.f);
+    owned += i < vecs;
+  }
+  float sum = 0.0f;
+#pragma unroll
+  for (int j = 0; j < kTileVecsPerThread; ++j) sum += sum_of(v[j]);
+  const double count = 4.0 * static_cast<double>(min(kTileVecs, vecs - first));
+  const auto tile_delta = static_cast<float>(block_sum2<kTileThreads>(sum, 0.0, scratch).x / count);
+  float dev = 0.0f, dev_sq = 0.0f;
+#pragma unroll
+  for (int j = 0; j < kTileVecsPerThread; ++j)
+    if (j < owned) {
+      const float4 d = minus(v[j], tile_delta);
+      dev += sum_of(d);
+      dev_sq += (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w);
+    }
+  const double2 s = block_sum2<kTileThreads>(dev, dev_sq, scratch);
+  if (threadIdx.x == 0)
+    partials[blockIdx.x] = {count, tile_delta + s.x / count, s.y - s.x * s.x / count};
+}
+
+// Fixed-order merge of one row's tile partials: mean first, then M2 around it.
+__global__ void __launch_bounds__(kTileThreads)
+    merge_row_stats_kernel(const float* __restrict__ x, int64_t row_size, int64_t tiles_per_row,
+                           const SlicePartial* __restrict__ partials, double eps,
+                           SegmentStats* __restrict__ stats) {
+  __shared__ double scratch[64];
+  const int64_t row = blockIdx.x;
+  const SlicePartial* p = partials + row * tiles_per_row;
+  double weighted = 0.0;
+  for (int64_t t = threadIdx.x; t < tiles_per_row; t += kTileThreads) weighted += p[t].count * p[t].mean;
+  const double mean = block_sum2<kTileThreads>(weighted, 0.0, scratch).x / static_cast<double>(row_size);
+  double m2 = 0.0;
+  for (int64_t t = threadIdx.x; t < tiles_per_row; t += kTileThreads) {
+    const double d = p[t].mean - mean;
+    m2 += p[t].m2 + p[t].count * d * d;
+  }
+  m2 = block_sum2<kTileThreads>(m2, 0.0, scratch).x;
+  if (threadIdx.x == 0)
+    stats[row] = {__ldg(x + row * row_size), static_cast<float>(mean),
+                  static_cast<float>(1.0 / sqrt(m2 / static_cast<double>(row_size) + eps))};
+}
+
+template <class Epilogue>
+__global__ void __launch_bounds__(kColumnThreads)
+    normalize_columns_kernel(const float* __restrict__ x, float* __restrict__ y, RowParams params,
+                             Epilogue epilogue, int64_t num_rows, int64_t row_size,
+                             int64_t rows_per_block, const SegmentStats* __restrict__ stats) {
+  const int64_t vecs = row_size / 4;
+  const int64_t column_tiles = (vecs + kColumnVecs - 1) / kColumnVecs;
+  const int64_t first = (blockIdx.x % column_tiles) * kColumnVecs;
+  const int64_t row_begin = (blockIdx.x / column_tiles) * rows_per_block;
+  const int64_t row_end = min(num_rows, row_begin + rows_per_block);
+  const auto row_params = params.for_segment(0);
+
+  WeightBias4 wb[kColumnVecsPerThread];  // this tile of weight and bias, read once
+#pragma unroll
+  for (int j = 0; j < kColumnVecsPerThread; ++j) {
+    const int64_t i = first + j * kColumnThreads + threadIdx.x;
+    if (i < vecs) wb[j] = row_params.at4(i * 4);
+  }
+  for (int64_t row = row_end - 1; row >= row_begin; --row) {  // last rows first: still in L2
+    const SegmentStats s = stats[row];
+    const float4* xr = reinterpret_cast<const float4*>(x + row * row_size);
+    float4* yr = reinterpret_cast<float4*>(y + row * row_size);
+    float4 v[kColumnVecsPerThread];
+#pragma unroll
+    for (int j = 0; j < kColumnVecsPerThread; ++j) {
+      const int64_t i = first + j * kColumnThreads + threadIdx.x;
+      if (i < vecs) v[j] = load_streaming(xr + i);
+    }
+#pragma unroll
+    for (int j = 0; j < kColumnVecsPerThread; ++j) {
+      const int64_t i = first + j * kColumnThreads + threadIdx.x;
+      if (i < vecs) store_streaming(yr + i, finish4(v[j], s, wb[j], epilogue));
+    }
+  }
+}
+
+inline int64_t tiles_per_row(const ProblemShape& p) {
+  return (p.segment_size / 4 + kTileVecs - 1) / kTileVecs;
+}
+
+inline std::optional<std::string> two_phase_unsupported(const ProblemShape& p, const DeviceCaps&) {
+  if (p.segment_size % 4 != 0) return "row size is not a multiple of 4 (16-byte rows)";
+  if (p.num_segments * tiles_per_row(p) > int64_t{0x7fffffff}) return "more than 2^31-1 tiles";
+  return std::nullopt;
+}
+
+// Tile partials, then per-row statistics (16-byte aligned).
+inline size_t two_phase_workspace(const ProblemShape& p, const DeviceCaps&) {
+  const size_t partials = static_cast<size_t>(p.num_segments * tiles_per_row(p)) * sizeof(SlicePartial);
+  return (partials + 15) / 16 * 16 + static_cast<size_t>(p.num_segments) * sizeof(SegmentStats);
+}
+
+template <class Epilogue>
+cudaError_t launch_two_phase_rows(const ProblemShape& p, const DeviceCaps& device,
+                                  const KernelArgs& args, Epilogue epilogue) {
+  const int64_t tiles = tiles_per_row(p);
+  auto* partials = static_cast<SlicePartial*>(args.workspace);
+  auto* stats = reinterpret_cast<SegmentStats*>(
+      static_cast<char*>(args.workspace) +
+      (static_cast<size_t>(p.num_segments * tiles) * sizeof(SlicePartial) + 15) / 16 * 16);
+  tile_stats_kernel<<<static_cast<unsigned>(p.num_segments * tiles), kTileThreads, 0, args.stream>>>(
+      args.x, p.segment_size, tiles, partials);
+  merge_row_stats_kernel<<<static_cast<unsigned>(p.num_segments), kTileThreads, 0, args.stream>>>(
+      args.x, p.segment_size, tiles, partials, p.eps, stats);
+  // Enough blocks to fill the device: split the rows too when a row has few column tiles.
+  const int64_t column_tiles = ceil_div(p.segment_size / 4, kColumnVecs);
+  const int64_t wanted = int64_t{device.sm_count > 0 ? device.sm_count : 132} * 8;
+  const int64_t row_groups = std::min(p.num_segments, std::max<int64_t>(1, ceil_div(wanted, column_tiles)));
+  const int64_t rows_per_block = ceil_div(p.num_segments, row_groups);
+  const int64_t blocks = column_tiles * ceil_div(p.num_segments, rows_per_block);
+  normalize_columns_kernel<<<static_cast<unsigned>(blocks), kColumnThreads, 0, args.stream>>>(
+      args.x, args.y, row_params(args), epilogue, p.num_segments, p.segment_size, rows_per_block,
+      stats);
+  return cudaGetLastError();
+}
+
+}  // namespace normbench::kernels
