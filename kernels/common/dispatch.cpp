@@ -12,6 +12,8 @@ const KernelVariant* dispatch(const DispatchTable& table, const ProblemShape& p,
   std::vector<const std::string*> preference;
   if (!table.registers_id.empty() && p.segment_size <= kRegistersMaxSegment)
     preference.push_back(&table.registers_id);
+  if (!table.two_phase_id.empty() && p.affine && p.segment_size >= kSplitMinSegment)
+    preference.push_back(&table.two_phase_id);
   if (p.segment_size >= kSplitMinSegment) preference.push_back(&table.split_id);
   preference.push_back(&table.general_id);
   for (const std::string* id : preference) {

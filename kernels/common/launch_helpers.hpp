@@ -18,7 +18,11 @@ inline ChannelParams channel_params(const ProblemShape& p, const KernelArgs& arg
   return {args.weight, args.bias, p.groups, p.channels / p.groups, p.spatial};
 }
 
-inline GeluScaleEpilogue gelu_scale(const ProblemShape& p) {
+// The naive and general kernels use erff; the fast ones the branch-free polynomial erf.
+inline GeluScaleErffEpilogue gelu_scale_erff(const ProblemShape& p) {
+  return {static_cast<float>(p.scale)};
+}
+inline GeluScalePolyEpilogue gelu_scale_poly(const ProblemShape& p) {
   return {static_cast<float>(p.scale)};
 }
 

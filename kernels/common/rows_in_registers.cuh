@@ -26,12 +26,11 @@ __device__ __forceinline__ float group_sum(float v) {
   return v;
 }
 
-template <int kLanes, int kVecs, int kRowsPerPass, int kMinBlocks, bool kCacheHints, class Params,
-          class Epilogue>
-__global__ void __launch_bounds__(kRowsInRegistersThreads, kMinBlocks)
+template <int kLanes, int kVecs, class Params, class Epilogue>
+__global__ void __launch_bounds__(kRowsInRegistersThreads)
     rows_in_registers_kernel(const float* __restrict__ x, float* __restrict__ y, Params params,
                              Epilogue epilogue, int64_t num_rows, int row_size, float eps) {
-  constexpr int kRowsPerWarp = 32 / kLanes * kRowsPerPass;
+  constexpr int kRowsPerWarp = 32 / kLanes;
   const int lane = threadIdx.x % 32;
   const int sub = lane % kLanes;  // this lane's place in its row group
   const int64_t warp = (blockIdx.x * int64_t{blockDim.x} + threadIdx.x) / 32;
@@ -41,50 +40,39 @@ __global__ void __launch_bounds__(kRowsInRegistersThreads, kMinBlocks)
 
   // Every lane of a warp runs the same number of iterations: the shuffles need the full warp.
   for (int64_t base = warp * kRowsPerWarp; base < num_rows; base += warps * kRowsPerWarp) {
-    // All loads of the pass first: kRowsPerPass * kVecs 16-byte loads in flight per lane.
-    float4 v[kRowsPerPass][kVecs];
+    const int64_t row = base + lane / kLanes;
+    const bool valid = row < num_rows;
+    // Plain loads and stores: 1.3% faster on problem C than with streaming (.cs) hints.
+    const float4* xr = reinterpret_cast<const float4*>(x + row * row_size);
+    float4 v[kVecs];
 #pragma unroll
-    for (int r = 0; r < kRowsPerPass; ++r) {
-      const int64_t row = base + r * (32 / kLanes) + lane / kLanes;
-      const float4* xr = reinterpret_cast<const float4*>(x + row * row_size);
-#pragma unroll
-      for (int j = 0; j < kVecs; ++j)
-        v[r][j] = row < num_rows && sub + j * kLanes < vecs
-                      ? (kCacheHints ? load_streaming(xr + sub + j * kLanes) : __ldg(xr + sub + j * kLanes))
-                      : make_float4(0.f, 0.f, 0.f, 0.f);
-    }
-#pragma unroll
-    for (int r = 0; r < kRowsPerPass; ++r) {
-      const int64_t row = base + r * (32 / kLanes) + lane / kLanes;
-      const float shift = __shfl_sync(0xffffffffu, v[r][0].x, lane - sub);  // the row's first element
-      float sum = 0.0f;
-#pragma unroll
-      for (int j = 0; j < kVecs; ++j)
-        if (sub + j * kLanes < vecs) sum += sum_of(minus(v[r][j], shift));
-      const float delta = group_sum<kLanes>(sum) * inv_n;
+    for (int j = 0; j < kVecs; ++j)
+      v[j] = valid && sub + j * kLanes < vecs ? __ldg(xr + sub + j * kLanes)
+                                              : make_float4(0.f, 0.f, 0.f, 0.f);
 
-      float squares = 0.0f;
+    const float shift = __shfl_sync(0xffffffffu, v[0].x, lane - sub);  // the row's first element
+    float sum = 0.0f;
 #pragma unroll
-      for (int j = 0; j < kVecs; ++j)
-        if (sub + j * kLanes < vecs) {
-          const float4 d = minus(minus(v[r][j], shift), delta);
-          squares += (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w);
-        }
-      const SegmentStats stats{shift, delta, rsqrtf(group_sum<kLanes>(squares) * inv_n + eps)};
+    for (int j = 0; j < kVecs; ++j)
+      if (sub + j * kLanes < vecs) sum += sum_of(minus(v[j], shift));
+    const float delta = group_sum<kLanes>(sum) * inv_n;
 
-      float4* yr = reinterpret_cast<float4*>(y + row * row_size);
+    float squares = 0.0f;
 #pragma unroll
-      for (int j = 0; j < kVecs; ++j) {
-        const int idx = sub + j * kLanes;
-        if (row < num_rows && idx < vecs) {
-          const float4 out =
-              finish4(v[r][j], stats, params.for_segment(row).at4(int64_t{idx} * 4), epilogue);
-          if (kCacheHints)
-            store_streaming(yr + idx, out);
-          else
-            yr[idx] = out;
-        }
+    for (int j = 0; j < kVecs; ++j)
+      if (sub + j * kLanes < vecs) {
+        const float4 d = minus(minus(v[j], shift), delta);
+        squares += (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w);
       }
+    const SegmentStats stats{shift, delta, rsqrtf(group_sum<kLanes>(squares) * inv_n + eps)};
+
+    float4* yr = reinterpret_cast<float4*>(y + row * row_size);
+    const auto row_params = params.for_segment(row);
+#pragma unroll
+    for (int j = 0; j < kVecs; ++j) {
+      const int idx = sub + j * kLanes;
+      if (valid && idx < vecs)
+        yr[idx] = finish4(v[j], stats, row_params.at4(int64_t{idx} * 4), epilogue);
     }
   }
 }
@@ -96,13 +84,11 @@ inline std::optional<std::string> rows_in_registers_unsupported(const ProblemSha
   return std::nullopt;
 }
 
-template <int kLanes, int kVecs, class Params, class Epilogue, int kRowsPerPass = 1,
-          int kMinBlocks = 1, bool kCacheHints = true>
+template <int kLanes, int kVecs, class Params, class Epilogue>
 cudaError_t launch_rows_in_registers_as(const ProblemShape& p, const DeviceCaps& device,
                                         const KernelArgs& args, Params params, Epilogue epilogue) {
-  constexpr int64_t kRowsPerBlock = kRowsInRegistersThreads / kLanes * kRowsPerPass;
-  auto kernel =
-      rows_in_registers_kernel<kLanes, kVecs, kRowsPerPass, kMinBlocks, kCacheHints, Params, Epilogue>;
+  constexpr int64_t kRowsPerBlock = kRowsInRegistersThreads / kLanes;
+  auto kernel = rows_in_registers_kernel<kLanes, kVecs, Params, Epilogue>;
   // A persistent grid: as many blocks as fit on the device at once, grid-striding over rows.
   int blocks_per_sm = 0;
   const cudaError_t error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(

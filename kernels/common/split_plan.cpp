@@ -58,57 +58,6 @@ std::optional<std::string> split_segment_unsupported(const ProblemShape& p, cons
   return plan.unsupported;
 }
 
-SplitPlan plan_split_pipelined(const ProblemShape& p, const DeviceCaps& device) {
-  SplitPlan plan;
-  if (p.segment_size % 4 != 0) {
-    plan.unsupported = "segment size is not a multiple of 4 (16-byte slices)";
-    return plan;
-  }
-  if (device.compute_capability_major < 9) {
-    plan.unsupported = "needs sm_90 (bulk copies)";
-    return plan;
-  }
-  if (!device.cooperative_launch || device.sm_count <= 0) {
-    plan.unsupported = "device has no cooperative launch";
-    return plan;
-  }
-  const int64_t ring_chunks = std::min<int64_t>(
-      kMaxRingChunks,
-      static_cast<int64_t>(device.shared_memory_per_block_optin - kSplitStaticSmemReserve) /
-          (kChunkVecs * 16));
-  const int64_t vecs = p.segment_size / 4;
-  const int64_t resident = std::min<int64_t>(device.sm_count, kMaxBlocksPerSegment);
-  // Two slices of a block (the segment being normalized and the next one) fit in its ring.
-  const int64_t slice_chunks = ring_chunks / 2;
-  const int64_t min_blocks = slice_chunks > 0 ? ceil_div(vecs, slice_chunks * kChunkVecs) : resident + 1;
-  if (min_blocks > resident) {
-    plan.unsupported = "two segments (" + megabytes(8.0 * static_cast<double>(p.segment_size)) +
-                       ") exceed the shared memory rings of " + std::to_string(resident) +
-                       " SMs (" + megabytes(static_cast<double>(resident * ring_chunks * kChunkVecs * 16)) + ")";
-    return plan;
-  }
-  // As many blocks per segment as give each at least one full chunk: small slices leave room
-  // in the ring for the copies of the segments ahead.
-  const int64_t blocks = std::clamp(vecs / kChunkVecs, min_blocks, resident);
-  plan.blocks_per_segment = static_cast<int>(blocks);
-  plan.sets = static_cast<int>(std::min(p.num_segments, resident / blocks));
-  plan.smem_bytes = static_cast<size_t>(ring_chunks * kChunkVecs * 16);
-  return plan;
-}
-
-std::optional<std::string> split_pipelined_unsupported(const ProblemShape& p, const DeviceCaps& d) {
-  const SplitPlan plan = plan_split_pipelined(p, d);
-  if (plan.unsupported.empty()) return std::nullopt;
-  return plan.unsupported;
-}
-
-size_t split_pipelined_workspace(const ProblemShape& p, const DeviceCaps& device) {
-  const SplitPlan plan = plan_split_pipelined(p, device);
-  return split_arrivals_bytes(p) + static_cast<size_t>(p.num_segments) *
-                                       static_cast<size_t>(plan.blocks_per_segment) *
-                                       sizeof(SlicePartial);
-}
-
 size_t split_arrivals_bytes(const ProblemShape& p) {
   return static_cast<size_t>(ceil_div(p.num_segments * 4, 16) * 16);
 }

@@ -16,9 +16,6 @@ constexpr int kSplitThreads = 1024;
 // Shared memory kept back from the opt-in maximum for the kernel's static shared memory.
 constexpr size_t kSplitStaticSmemReserve = 2048;
 
-// The pipelined variant (split_pipelined.cuh): a ring of chunks of 1024 float4 per block.
-constexpr int kChunkVecs = 1024;
-constexpr int kMaxRingChunks = 14;
 // merge_partials holds at most 5 partials per lane of one warp in registers.
 constexpr int kMaxBlocksPerSegment = 160;
 
@@ -38,10 +35,6 @@ struct SplitPlan {
 
 SplitPlan plan_split(const ProblemShape& p, const DeviceCaps& device);
 std::optional<std::string> split_segment_unsupported(const ProblemShape& p, const DeviceCaps& d);
-SplitPlan plan_split_pipelined(const ProblemShape& p, const DeviceCaps& device);
-std::optional<std::string> split_pipelined_unsupported(const ProblemShape& p, const DeviceCaps& d);
-size_t split_pipelined_workspace(const ProblemShape& p, const DeviceCaps& device);
-
 // Arrival counters (one per segment, zeroed before each launch, 16-byte padded), then the
 // partials.
 size_t split_arrivals_bytes(const ProblemShape& p);

@@ -27,10 +27,7 @@
 
 namespace normbench::kernels {
 
-// Bytes of one L2 prefetch instruction.
-constexpr int64_t kPrefetchChunk = 16384;
-
-template <bool kPrefetchNext, bool kStaggerSets, class Params, class Epilogue>
+template <class Params, class Epilogue>
 __global__ void __launch_bounds__(kSplitThreads, 1)
     split_segment_kernel(const float* __restrict__ x, float* __restrict__ y, Params params,
                          Epilogue epilogue, int64_t num_segments, int64_t segment_size,
@@ -48,12 +45,6 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
   const int n_vecs = static_cast<int>(vecs * (member + 1) / k - first_vec);
   const double count = 4.0 * n_vecs;
 
-  // Staggered start: set s begins once set s - 1 has loaded its first segment, so that the
-  // sets' DRAM-idle phases (reductions, cross-block wait) fall at different times.
-  if (kStaggerSets && set > 0) {
-    if (threadIdx.x == 0) wait_for_partials({arrivals + set - 1}, static_cast<unsigned>(k));
-    __syncthreads();
-  }
   for (int64_t segment = set; segment < num_segments; segment += sets) {
     const float shift = __ldg(x + segment * segment_size);
     const float4* xs = reinterpret_cast<const float4*>(x + segment * segment_size) + first_vec;
@@ -65,16 +56,6 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
       const float4 v = load_streaming(xs + i);
       slice[i] = v;
       sum += sum_of(minus(v, shift));
-    }
-    // While this segment's statistics are merged and its output written, let the copy engine
-    // bring this block's slice of the set's next segment into L2: DRAM keeps streaming
-    // through the barrier, and the next load hits L2.
-    if (kPrefetchNext && segment + sets < num_segments) {
-      const auto* next = reinterpret_cast<const char*>(xs + (sets * segment_size) / 4);
-      const int64_t bytes = int64_t{n_vecs} * 16;
-      for (int64_t offset = threadIdx.x * kPrefetchChunk; offset < bytes;
-           offset += kSplitThreads * kPrefetchChunk)
-        prefetch_to_l2(next + offset, static_cast<uint32_t>(min(kPrefetchChunk, bytes - offset)));
     }
     // A block may own no float4 of a tiny segment; its partial then has count 0.
     const double block_sum = block_sum2<kSplitThreads>(sum, 0.0, scratch).x;
@@ -117,7 +98,7 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
   }
 }
 
-template <bool kPrefetchNext = false, bool kStaggerSets = false, class Params, class Epilogue>
+template <class Params, class Epilogue>
 cudaError_t launch_split_segment(const ProblemShape& p, const DeviceCaps& device,
                                  const KernelArgs& args, Params params, Epilogue epilogue) {
   const SplitPlan plan = plan_split(p, device);
@@ -128,7 +109,7 @@ cudaError_t launch_split_segment(const ProblemShape& p, const DeviceCaps& device
   cudaError_t error = cudaMemsetAsync(arrivals, 0, split_arrivals_bytes(p), args.stream);
   if (error != cudaSuccess) return error;
 
-  auto kernel = split_segment_kernel<kPrefetchNext, kStaggerSets, Params, Epilogue>;
+  auto kernel = split_segment_kernel<Params, Epilogue>;
   error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                static_cast<int>(plan.smem_bytes));
   if (error != cudaSuccess) return error;

@@ -4,7 +4,7 @@
 
 namespace normbench::kernels {
 namespace {
-const DispatchTable kTable{"", "group_norm.split_group", "group_norm.block_per_group"};
+const DispatchTable kTable{"", "", "group_norm.split_group", "group_norm.block_per_group"};
 size_t workspace(const ProblemShape& p, const DeviceCaps& d) { return dispatch_workspace(kTable, p, d); }
 cudaError_t launch(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& args) {
   return dispatch_launch(kTable, p, d, args);

@@ -5,7 +5,7 @@
 namespace normbench::kernels {
 namespace {
 cudaError_t launch(const ProblemShape& p, const DeviceCaps&, const KernelArgs& args) {
-  return launch_naive(p, args, row_params(args), gelu_scale(p));
+  return launch_naive(p, args, row_params(args), gelu_scale_erff(p));
 }
 }  // namespace
 

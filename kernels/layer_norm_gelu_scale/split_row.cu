@@ -6,7 +6,7 @@
 namespace normbench::kernels {
 namespace {
 cudaError_t launch(const ProblemShape& p, const DeviceCaps& device, const KernelArgs& args) {
-  return launch_split_segment(p, device, args, row_params(args), gelu_scale(p));
+  return launch_split_segment(p, device, args, row_params(args), gelu_scale_poly(p));
 }
 }  // namespace
 

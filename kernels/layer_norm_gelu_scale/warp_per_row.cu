@@ -5,7 +5,7 @@
 namespace normbench::kernels {
 namespace {
 cudaError_t launch(const ProblemShape& p, const DeviceCaps& device, const KernelArgs& args) {
-  return launch_rows_in_registers(p, device, args, row_params(args), gelu_scale(p));
+  return launch_rows_in_registers(p, device, args, row_params(args), gelu_scale_poly(p));
 }
 }  // namespace
 

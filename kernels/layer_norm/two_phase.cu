@@ -1,0 +1,17 @@
+// layer_norm.two_phase: long rows with weight and bias read once (common/two_phase_rows.cuh):
+// row statistics in one pass over x, then column tiles normalized over all rows with their
+// weight and bias in registers. Assumes row size % 4 == 0.
+#include "two_phase_rows.cuh"
+
+namespace normbench::kernels {
+namespace {
+cudaError_t launch(const ProblemShape& p, const DeviceCaps& device, const KernelArgs& args) {
+  return launch_two_phase_rows(p, device, args, IdentityEpilogue{});
+}
+}  // namespace
+
+NORMBENCH_REGISTER_KERNEL(make_variant(
+    Op::layer_norm, "layer_norm.two_phase",
+    "row stats in one pass, then column tiles with weight/bias in registers; x read twice", launch,
+    two_phase_unsupported, two_phase_workspace));
+}  // namespace normbench::kernels
