@@ -16,9 +16,12 @@ int64_t product(const std::vector<int64_t>& dims, size_t first = 0) {
 
 std::string_view op_name(Op op) {
   switch (op) {
-    case Op::layer_norm: return "layer_norm";
-    case Op::group_norm: return "group_norm";
-    case Op::layer_norm_gelu_scale: return "layer_norm_gelu_scale";
+    case Op::layer_norm:
+      return "layer_norm";
+    case Op::group_norm:
+      return "group_norm";
+    case Op::layer_norm_gelu_scale:
+      return "layer_norm_gelu_scale";
   }
   return "unknown";
 }

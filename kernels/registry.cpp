@@ -49,7 +49,9 @@ KernelVariant make_variant(Op op, std::string id, std::string description,
   return v;
 }
 
-const std::vector<KernelVariant>& registered_kernels() { return mutable_registry(); }
+const std::vector<KernelVariant>& registered_kernels() {
+  return mutable_registry();
+}
 
 const KernelVariant* find_kernel(const std::string& id) {
   for (const auto& v : registered_kernels())

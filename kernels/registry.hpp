@@ -39,8 +39,8 @@ struct KernelArgs {
 
 struct KernelVariant {
   Op op = Op::layer_norm;
-  std::string id;           // stable, dotted: "<op>.<variant>", reports key on it
-  std::string description;  // one line
+  std::string id;            // stable, dotted: "<op>.<variant>", reports key on it
+  std::string description;   // one line
   bool is_baseline = false;  // the naive kernel that speedups are measured against
   // Why this variant cannot run `problem` on `device`, or nullopt if it can.
   std::optional<std::string> (*unsupported_reason)(const ProblemShape& problem,
@@ -81,6 +81,6 @@ size_t workspace_bytes(const KernelVariant& variant, const ProblemShape& problem
 #define NORMBENCH_CONCAT(a, b) NORMBENCH_CONCAT_INNER(a, b)
 // Usage, at the bottom of a kernel file:
 //   NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm, "layer_norm.x", "...", launch));
-#define NORMBENCH_REGISTER_KERNEL(...) \
+#define NORMBENCH_REGISTER_KERNEL(...)                                  \
   static const bool NORMBENCH_CONCAT(normbench_registered_, __LINE__) = \
       ::normbench::register_kernel(__VA_ARGS__)

@@ -16,11 +16,12 @@ ConstFloats piece_of(const float* x, int64_t begin, int64_t end) {
 }
 }  // namespace
 
-double gelu_exact(double v) { return 0.5 * v * (1.0 + std::erf(v * M_SQRT1_2)); }
+double gelu_exact(double v) {
+  return 0.5 * v * (1.0 + std::erf(v * M_SQRT1_2));
+}
 
 NormalizationReference::NormalizationReference(const ProblemShape& problem, const float* x,
-                                               const float* weight, const float* bias,
-                                               int threads)
+                                               const float* weight, const float* bias, int threads)
     : problem_(problem),
       x_(x),
       weight_(weight),
@@ -98,8 +99,8 @@ void NormalizationReference::expected(int64_t begin, int64_t n, double* out) con
       for (int64_t i = 0; i < n;) {
         const int64_t c = problem_.param_index(begin + i);
         const int64_t run = std::min(n - i, problem_.spatial - (begin + i) % problem_.spatial);
-        y.segment(i, run) = y.segment(i, run) * static_cast<double>(weight_[c]) +
-                            static_cast<double>(bias_[c]);
+        y.segment(i, run) =
+            y.segment(i, run) * static_cast<double>(weight_[c]) + static_cast<double>(bias_[c]);
         i += run;
       }
     } else {

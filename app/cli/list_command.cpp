@@ -24,7 +24,8 @@ int run_list_command(const ListOptions& o) {
         if (k.op == op)
           kernels.push_back(
               {{"id", k.id}, {"description", k.description}, {"is_baseline", k.is_baseline}});
-      ops.push_back({{"op", op_name(op)}, {"description", op_description(op)}, {"kernels", kernels}});
+      ops.push_back(
+          {{"op", op_name(op)}, {"description", op_description(op)}, {"kernels", kernels}});
     }
     std::puts(nlohmann::json{{"ops", ops}}.dump(2).c_str());
     return 0;

@@ -37,7 +37,8 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
 }
 
 int run_run_command(const RunOptions& o, const std::vector<std::string>& command_line) {
-  const RunConfig config = o.config_path.empty() ? builtin_config() : load_config_file(o.config_path);
+  const RunConfig config =
+      o.config_path.empty() ? builtin_config() : load_config_file(o.config_path);
   RunSettings settings;
   settings.problem_filter = o.problems;
   settings.kernel_filter = o.kernels;

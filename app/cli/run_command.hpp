@@ -12,8 +12,8 @@ struct RunOptions {
   std::string config_path;  // empty: the built-in kernelbench config
   std::vector<std::string> problems;
   std::vector<std::string> kernels;
-  std::string out;  // empty: normbench-<config name>.json
-  int trials = 0;   // 0: as configured
+  std::string out;    // empty: normbench-<config name>.json
+  int trials = 0;     // 0: as configured
   int64_t seed = -1;  // -1: as configured
   int device = 0;
   int threads = 0;  // 0: NORMBENCH_THREADS or all hardware threads

@@ -15,6 +15,10 @@ namespace fs = std::filesystem;
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   const fs::path target(path_);
+  // Renaming onto a directory fails only at commit(): catch it here, before a long run.
+  std::error_code status_error;  // unreadable status: left to the open below to report
+  if (fs::is_directory(target, status_error))
+    throw UsageError(path_ + ": is a directory; allowed: a file path");
   std::error_code ec;
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
   if (ec) throw UsageError(path_ + ": cannot create directory: " + ec.message());

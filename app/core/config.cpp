@@ -30,7 +30,8 @@ struct Settings {
   TimingSettings timing;
 };
 
-#define NORMBENCH_SETTING_KEYS "dtype", "eps", "affine", "tolerance", "inputs", "seed", "trials", "timing"
+#define NORMBENCH_SETTING_KEYS \
+  "dtype", "eps", "affine", "tolerance", "inputs", "seed", "trials", "timing"
 
 void apply_tolerance(const CheckedJson& node, Tolerance& t) {
   node.expect_object({"rtol", "atol"});
@@ -70,9 +71,12 @@ void apply_settings(const CheckedJson& node, Settings& s) {
 }
 
 void check_id(const CheckedJson& node, const std::string& id, std::set<std::string>& seen) {
-  static const std::regex kIdPattern("[A-Za-z0-9_.-]+");
+  // Ids name --save-tensors folders and --problem arguments: a leading '.' would allow "." and
+  // "..", which escape the folder, and a leading '-' reads as an option.
+  static const std::regex kIdPattern("[A-Za-z0-9_][A-Za-z0-9_.-]*");
   if (!std::regex_match(id, kIdPattern))
-    node.fail("\"" + id + "\" is not a valid id; allowed: letters, digits, '_', '.', '-'");
+    node.fail("\"" + id + "\" is not a valid id; allowed: letters, digits, '_', '.', '-', " +
+              "starting with a letter, digit or '_'");
   if (!seen.insert(id).second) node.fail("duplicate problem id \"" + id + "\"");
 }
 
@@ -101,8 +105,8 @@ ProblemShape parse_shape(const CheckedJson& node, Op op, const Settings& s) {
   double scale = 1.0;
   if (op == Op::group_norm) {
     if (shape.size() < 2)
-      node.at("shape").fail("group_norm needs shape (N, C, spatial...); got " +
-                            format_dims(shape) + "; allowed: 2 or more dims");
+      node.at("shape").fail("group_norm needs shape (N, C, spatial...); got " + format_dims(shape) +
+                            "; allowed: 2 or more dims");
     const auto groups_node = node.at("groups");
     groups = groups_node.as_int(1, shape[1]);
     if (shape[1] % groups != 0)

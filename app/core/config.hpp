@@ -20,11 +20,11 @@ struct Tolerance {
 };
 
 struct TimingSettings {
-  int warmup = 5;          // launches before the first sample
-  int min_samples = 10;    // never fewer samples than this
+  int warmup = 5;            // launches before the first sample
+  int min_samples = 10;      // never fewer samples than this
   double max_noise = 0.005;  // stop once stdev/mean of the samples is at most this...
   double max_time_s = 5.0;   // ...or once this much time was spent sampling
-  bool flush_l2 = true;    // evict L2 before each sample
+  bool flush_l2 = true;      // evict L2 before each sample
 };
 
 struct ProblemConfig {

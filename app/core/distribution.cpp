@@ -49,18 +49,24 @@ Distribution parse_distribution(const CheckedJson& node) {
 
 nlohmann::json to_json(const Distribution& d) {
   switch (d.kind) {
-    case Distribution::Kind::uniform: return {{"dist", "uniform"}, {"low", d.a}, {"high", d.b}};
-    case Distribution::Kind::normal: return {{"dist", "normal"}, {"mean", d.a}, {"std", d.b}};
-    case Distribution::Kind::constant: return {{"dist", "constant"}, {"value", d.a}};
+    case Distribution::Kind::uniform:
+      return {{"dist", "uniform"}, {"low", d.a}, {"high", d.b}};
+    case Distribution::Kind::normal:
+      return {{"dist", "normal"}, {"mean", d.a}, {"std", d.b}};
+    case Distribution::Kind::constant:
+      return {{"dist", "constant"}, {"value", d.a}};
   }
   return {};
 }
 
 std::string describe(const Distribution& d) {
   switch (d.kind) {
-    case Distribution::Kind::uniform: return fmt::format("uniform[{}, {})", d.a, d.b);
-    case Distribution::Kind::normal: return fmt::format("normal({}, {})", d.a, d.b);
-    case Distribution::Kind::constant: return fmt::format("constant({})", d.a);
+    case Distribution::Kind::uniform:
+      return fmt::format("uniform[{}, {})", d.a, d.b);
+    case Distribution::Kind::normal:
+      return fmt::format("normal({}, {})", d.a, d.b);
+    case Distribution::Kind::constant:
+      return fmt::format("constant({})", d.a);
   }
   return "";
 }

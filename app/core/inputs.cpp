@@ -37,9 +37,9 @@ void generate(const Distribution& dist, uint64_t key, int64_t first, int64_t n, 
       const float below_high = std::nextafter(static_cast<float>(dist.b), -INFINITY);
       for (int64_t j = 0; j < n; ++j) {
         const float u = unit_float(stream_bits(key, begin + static_cast<uint64_t>(j)));
-        out[j] = unit ? u
-                      : std::min(below_high,
-                                 static_cast<float>(dist.a + span * static_cast<double>(u)));
+        out[j] =
+            unit ? u
+                 : std::min(below_high, static_cast<float>(dist.a + span * static_cast<double>(u)));
       }
       break;
     }
@@ -66,7 +66,9 @@ void generate_tensor(const Distribution& dist, uint64_t key, HostTensor& tensor,
   float* data = tensor.begin();
   parallel_for_chunks(
       tensor.size, kChunk,
-      [&](int64_t, int64_t begin, int64_t end) { generate(dist, key, begin, end - begin, data + begin); },
+      [&](int64_t, int64_t begin, int64_t end) {
+        generate(dist, key, begin, end - begin, data + begin);
+      },
       threads);
 }
 

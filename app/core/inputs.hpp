@@ -25,8 +25,7 @@ uint64_t tensor_stream_key(uint64_t seed, const std::string& tensor_name);
 void generate(const Distribution& dist, uint64_t key, int64_t first, int64_t n, float* out);
 
 // Fills a whole tensor in parallel on `threads` threads.
-void generate_tensor(const Distribution& dist, uint64_t key, HostTensor& tensor,
-                     int threads);
+void generate_tensor(const Distribution& dist, uint64_t key, HostTensor& tensor, int threads);
 
 // Fills `inputs` with the inputs of `problem` for `seed` (the config's seed plus the trial
 // index), allocating only when the buffers are missing: trials reuse them.

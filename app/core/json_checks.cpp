@@ -129,7 +129,8 @@ std::vector<int64_t> CheckedJson::as_dims() const {
   for (size_t i = 0; i < node_.size(); ++i) {
     const int64_t d = at(i).as_int(1, max_elements);
     if (product > max_elements / d)
-      fail(shown(node_) + " has too many elements; allowed: a product below " + std::to_string(max_elements));
+      fail(shown(node_) + " has too many elements; allowed: a product below " +
+           std::to_string(max_elements));
     product *= d;
     dims.push_back(d);
   }

@@ -19,8 +19,7 @@ int default_thread_count() {
 }
 
 void parallel_for_chunks(int64_t n, int64_t chunk,
-                         const std::function<void(int64_t, int64_t, int64_t)>& body,
-                         int threads) {
+                         const std::function<void(int64_t, int64_t, int64_t)>& body, int threads) {
   if (n <= 0) return;
   const int64_t chunks = ceil_div(n, chunk);
   std::atomic<int64_t> next{0};

@@ -19,7 +19,8 @@ json mismatch_json(const Mismatch& m) {
             {"coords", m.coords},
             {"value", finite_or_null(m.value)},
             {"expected", finite_or_null(m.expected)}};
-  if (!std::isfinite(m.value)) j["value_text"] = std::isnan(m.value) ? "nan" : (m.value > 0 ? "inf" : "-inf");
+  if (!std::isfinite(m.value))
+    j["value_text"] = std::isnan(m.value) ? "nan" : (m.value > 0 ? "inf" : "-inf");
   return j;
 }
 
@@ -151,7 +152,9 @@ json summary_json(const RunReport& r) {
 }
 }  // namespace
 
-json finite_or_null(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
+json finite_or_null(double value) {
+  return std::isfinite(value) ? json(value) : json(nullptr);
+}
 
 json report_to_json(const RunReport& r) {
   json problems = json::array();
@@ -161,22 +164,23 @@ json report_to_json(const RunReport& r) {
     copy = {{"bytes_moved", r.copy_bandwidth->bytes_moved},
             {"gb_per_s", r.copy_bandwidth->gb_per_s},
             {"timing", timing_json(r.copy_bandwidth->timing)}};
-  return {{"schema_version", kReportSchemaVersion},
-          {"tool", {{"name", "normbench"}, {"version", version()}, {"git_revision", git_revision()}}},
-          {"created_at", r.created_at},
-          {"command_line", r.command_line},
-          {"config",
-           {{"name", r.config->name},
-            {"source", r.config->source},
-            {"hash", r.config->hash},
-            {"resolved", r.config->resolved}}},
-          {"device", r.device ? device_json(*r.device) : json(nullptr)},
-          {"settings", settings_json(r.settings)},
-          {"copy_bandwidth", copy},
-          {"problems", problems},
-          {"summary", summary_json(r)},
-          {"aborted", r.aborted.empty() ? json(nullptr) : json(r.aborted)},
-          {"exit_code", r.exit_code}};
+  return {
+      {"schema_version", kReportSchemaVersion},
+      {"tool", {{"name", "normbench"}, {"version", version()}, {"git_revision", git_revision()}}},
+      {"created_at", r.created_at},
+      {"command_line", r.command_line},
+      {"config",
+       {{"name", r.config->name},
+        {"source", r.config->source},
+        {"hash", r.config->hash},
+        {"resolved", r.config->resolved}}},
+      {"device", r.device ? device_json(*r.device) : json(nullptr)},
+      {"settings", settings_json(r.settings)},
+      {"copy_bandwidth", copy},
+      {"problems", problems},
+      {"summary", summary_json(r)},
+      {"aborted", r.aborted.empty() ? json(nullptr) : json(r.aborted)},
+      {"exit_code", r.exit_code}};
 }
 
 }  // namespace normbench

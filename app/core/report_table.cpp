@@ -14,8 +14,8 @@ std::string shape_text(const ProblemConfig& c) {
 std::string problem_line(const ProblemResult& p) {
   const ProblemConfig& c = *p.config;
   return fmt::format("{}  {} {}  {} segments of {}  min bytes {:.1f} MB{}\n", c.id,
-                     op_name(c.shape.op), shape_text(c), c.shape.num_segments,
-                     c.shape.segment_size, static_cast<double>(c.shape.min_bytes()) / 1e6,
+                     op_name(c.shape.op), shape_text(c), c.shape.num_segments, c.shape.segment_size,
+                     static_cast<double>(c.shape.min_bytes()) / 1e6,
                      p.skipped ? "  SKIPPED: " + p.reason : "");
 }
 

@@ -6,11 +6,16 @@ namespace normbench {
 
 const char* to_string(KernelStatus status) {
   switch (status) {
-    case KernelStatus::passed: return "passed";
-    case KernelStatus::failed: return "failed";
-    case KernelStatus::not_supported: return "not_supported";
-    case KernelStatus::error: return "error";
-    case KernelStatus::skipped: return "skipped";
+    case KernelStatus::passed:
+      return "passed";
+    case KernelStatus::failed:
+      return "failed";
+    case KernelStatus::not_supported:
+      return "not_supported";
+    case KernelStatus::error:
+      return "error";
+    case KernelStatus::skipped:
+      return "skipped";
   }
   return "";
 }

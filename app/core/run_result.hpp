@@ -22,10 +22,10 @@ struct TrialVerification {
 };
 
 struct TimingResult {
-  SampleSummary summary;            // of samples_ms
-  std::vector<double> samples_ms;   // one launch each, in order
+  SampleSummary summary;           // of samples_ms
+  std::vector<double> samples_ms;  // one launch each, in order
   StopReason stop = StopReason::converged;
-  double sampling_time_s = 0.0;     // wall time spent taking samples
+  double sampling_time_s = 0.0;  // wall time spent taking samples
 };
 
 struct KernelResult {
@@ -36,10 +36,10 @@ struct KernelResult {
   std::string reason;  // why not passed: failed verification, not supported, error, skipped
   std::vector<TrialVerification> trials;
   std::optional<TimingResult> timing;
-  std::optional<double> bandwidth_gb_per_s;      // min bytes / median time
-  std::optional<double> percent_of_copy;         // of the run's measured copy bandwidth
-  std::optional<double> speedup_vs_baseline;     // baseline median / this median
-  std::string baseline_id;                       // the op's naive kernel
+  std::optional<double> bandwidth_gb_per_s;   // min bytes / median time
+  std::optional<double> percent_of_copy;      // of the run's measured copy bandwidth
+  std::optional<double> speedup_vs_baseline;  // baseline median / this median
+  std::string baseline_id;                    // the op's naive kernel
 };
 
 struct ProblemResult {
@@ -57,7 +57,7 @@ struct DeviceInfo {
   int compute_capability_minor = 0;
   uint64_t memory_bytes = 0;
   uint64_t l2_bytes = 0;
-  int driver_version = 0;   // as CUDA encodes it: 13000 = 13.0
+  int driver_version = 0;  // as CUDA encodes it: 13000 = 13.0
   int runtime_version = 0;
   int memory_clock_khz = 0;
   int memory_bus_width_bits = 0;
@@ -66,7 +66,7 @@ struct DeviceInfo {
 struct CopyBandwidth {
   uint64_t bytes_moved = 0;  // read plus written per copy
   TimingResult timing;
-  double gb_per_s = 0.0;     // bytes_moved / median, 1 GB = 1e9 bytes
+  double gb_per_s = 0.0;  // bytes_moved / median, 1 GB = 1e9 bytes
 };
 
 struct RunSettings {

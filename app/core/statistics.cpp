@@ -48,9 +48,12 @@ StopReason stop_reason(const std::vector<double>& samples, double elapsed_s,
 
 const char* to_string(StopReason reason) {
   switch (reason) {
-    case StopReason::keep_sampling: return "keep_sampling";
-    case StopReason::converged: return "converged";
-    case StopReason::time_limit: return "time_limit";
+    case StopReason::keep_sampling:
+      return "keep_sampling";
+    case StopReason::converged:
+      return "converged";
+    case StopReason::time_limit:
+      return "time_limit";
   }
   return "";
 }

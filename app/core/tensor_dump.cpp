@@ -14,7 +14,8 @@ std::string trial_dump_dir(const std::string& root, const std::string& problem_i
 
 void save_inputs(const std::string& dir, const ProblemInputs& inputs) {
   write_npy(dir + "/x.npy", inputs.x.begin(), inputs.x.shape);
-  if (inputs.weight.size > 0) write_npy(dir + "/weight.npy", inputs.weight.begin(), inputs.weight.shape);
+  if (inputs.weight.size > 0)
+    write_npy(dir + "/weight.npy", inputs.weight.begin(), inputs.weight.shape);
   if (inputs.bias.size > 0) write_npy(dir + "/bias.npy", inputs.bias.begin(), inputs.bias.shape);
 }
 
@@ -27,7 +28,8 @@ void save_reference(const std::string& dir, const NormalizationReference& refere
   NpyWriter writer(dir + "/reference.npy", NpyType::float64, problem.shape);
   // Computed and written a slab of about 2^26 elements at a time: the full float64 reference of
   // B is 15 GB.
-  const int64_t piece_elements = std::min(NormalizationReference::kPieceElements, problem.segment_size);
+  const int64_t piece_elements =
+      std::min(NormalizationReference::kPieceElements, problem.segment_size);
   const int64_t pieces_per_slab = std::max<int64_t>(1, (int64_t{1} << 26) / piece_elements);
   std::vector<double> slab;
   for (int64_t first = 0; first < reference.num_pieces(); first += pieces_per_slab) {

@@ -22,10 +22,10 @@ struct VerificationResult {
   bool passed = false;
   int64_t checked = 0;
   int64_t violations = 0;
-  int64_t nonfinite = 0;  // violations where y was NaN or Inf and the reference was not
+  int64_t nonfinite = 0;       // violations where y was NaN or Inf and the reference was not
   double max_abs_error = 0.0;  // over elements where both are finite
   double max_rel_error = 0.0;  // |y - ref| / |ref| over elements with ref != 0
-  std::optional<double> rel_l2_error;  // ||y - ref|| / ||ref||; none when ||ref|| == 0
+  std::optional<double> rel_l2_error;      // ||y - ref|| / ||ref||; none when ||ref|| == 0
   std::vector<Mismatch> first_mismatches;  // lowest indices first
   bool inputs_unchanged = true;            // set by the harness after comparing input hashes
 };

@@ -1,7 +1,7 @@
-#include "device_checks.hpp"
+#include <algorithm>
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
-#include <algorithm>
+#include "device_checks.hpp"
 
 namespace normbench {
 

@@ -33,7 +33,9 @@ std::optional<uint64_t> available_host_memory() {
   return std::nullopt;
 }
 
-std::string gigabytes(double bytes) { return fmt::format("{:.2f} GB", bytes / 1e9); }
+std::string gigabytes(double bytes) {
+  return fmt::format("{:.2f} GB", bytes / 1e9);
+}
 
 // Why the problem cannot run here, if it cannot: it must fit in device and host memory.
 std::optional<std::string> resource_problem(const ProblemShape& shape, size_t workspace) {
@@ -106,8 +108,8 @@ bool run_once(const KernelVariant& variant, const ProblemShape& shape, const Dev
   }
   if (const cudaError_t error = cudaStreamSynchronize(stream); error != cudaSuccess)
     abort_run(kernel, error);
-  NORMBENCH_CUDA_CHECK(cudaMemcpyAsync(y_host.begin(), d.y.get(), y_host.bytes(),
-                                       cudaMemcpyDeviceToHost, stream));
+  NORMBENCH_CUDA_CHECK(
+      cudaMemcpyAsync(y_host.begin(), d.y.get(), y_host.bytes(), cudaMemcpyDeviceToHost, stream));
   NORMBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
   return true;
 }
@@ -126,9 +128,10 @@ void verify_trial(const ProblemConfig& problem, const std::vector<const KernelVa
   ctx.progress.update(fmt::format("{}: trial {}: reference", problem.id, trial));
   const NormalizationReference reference(problem.shape, inputs.x.begin(), inputs.weight.begin(),
                                          inputs.bias.begin(), threads);
-  const std::string dump_dir = ctx.settings.save_tensors_dir.empty()
-                                   ? ""
-                                   : trial_dump_dir(ctx.settings.save_tensors_dir, problem.id, trial);
+  const std::string dump_dir =
+      ctx.settings.save_tensors_dir.empty()
+          ? ""
+          : trial_dump_dir(ctx.settings.save_tensors_dir, problem.id, trial);
   if (!dump_dir.empty()) {
     save_inputs(dump_dir, inputs);
     save_reference(dump_dir, reference, threads);
@@ -138,7 +141,8 @@ void verify_trial(const ProblemConfig& problem, const std::vector<const KernelVa
     if (kernel.status != KernelStatus::passed) continue;  // unsupported, or failed already
     ctx.progress.update(fmt::format("{}: trial {}: {}", problem.id, trial, kernel.id));
     if (!run_once(*kernels[k], problem.shape, ctx.device, d, kernel, y_host)) continue;
-    TrialVerification tv{trial, seed, verify_output(reference, y_host.begin(), problem.tolerance, threads)};
+    TrialVerification tv{trial, seed,
+                         verify_output(reference, y_host.begin(), problem.tolerance, threads)};
     tv.result.inputs_unchanged = inputs_unchanged(inputs, d, ctx.device.stream);
     if (!tv.result.inputs_unchanged) upload_inputs(inputs, d, ctx.device.stream);
     if (!tv.result.passed || !tv.result.inputs_unchanged) {
@@ -159,9 +163,9 @@ void time_kernels(const ProblemConfig& problem, const std::vector<const KernelVa
     if (kernel.status != KernelStatus::passed) continue;  // a kernel that failed is not timed
     ctx.progress.update(fmt::format("{}: timing {}", problem.id, kernel.id));
     try {
-      kernel.timing = time_launches(
-          [&] { return kernels[k]->launch(problem.shape, ctx.device.caps, args); },
-          problem.timing, &ctx.evictor, ctx.device.stream);
+      kernel.timing =
+          time_launches([&] { return kernels[k]->launch(problem.shape, ctx.device.caps, args); },
+                        problem.timing, &ctx.evictor, ctx.device.stream);
     } catch (const KernelLaunchError& e) {
       kernel.status = KernelStatus::error;
       kernel.reason = std::string("while timing: ") + e.what();

@@ -9,8 +9,8 @@
 
 #include <cuda_runtime.h>
 
-#include <cub/block/block_reduce.cuh>
 #include <cstdint>
+#include <cub/block/block_reduce.cuh>
 
 #include "device_math.cuh"
 #include "launch_helpers.hpp"
@@ -51,9 +51,13 @@ struct Pack<1> {
   using type = float;
   static __device__ __forceinline__ float load(const float* p) { return *p; }
   template <class F>
-  static __device__ __forceinline__ void each(float v, F&& f) { f(v, 0); }
+  static __device__ __forceinline__ void each(float v, F&& f) {
+    f(v, 0);
+  }
   template <class F>
-  static __device__ __forceinline__ float map(float v, F&& f) { return f(v, 0); }
+  static __device__ __forceinline__ float map(float v, F&& f) {
+    return f(v, 0);
+  }
 };
 template <>
 struct Pack<4> {
@@ -112,8 +116,8 @@ __global__ void __launch_bounds__(kBlockPerSegmentThreads)
         const float d = (v - shift) - delta;
         squares.add(d * d);
       });
-    const SegmentStats stats{shift, delta,
-                             static_cast<float>(1.0 / sqrt(block_total(squares.total()) / n + eps))};
+    const SegmentStats stats{
+        shift, delta, static_cast<float>(1.0 / sqrt(block_total(squares.total()) / n + eps))};
 
     const auto segment_params = params.for_segment(segment);
     for (int64_t i = threadIdx.x * int64_t{kVec}; i < segment_size;
@@ -130,7 +134,8 @@ cudaError_t launch_block_per_segment(const ProblemShape& p, const DeviceCaps& de
                                      const KernelArgs& args, Params params, Epilogue epilogue) {
   // Enough blocks to fill the device several times over; more just grid-stride.
   const int64_t max_blocks = int64_t{device.sm_count > 0 ? device.sm_count : 132} * 64;
-  const auto blocks = static_cast<unsigned>(p.num_segments < max_blocks ? p.num_segments : max_blocks);
+  const auto blocks =
+      static_cast<unsigned>(p.num_segments < max_blocks ? p.num_segments : max_blocks);
   if (p.segment_size % 4 == 0)
     block_per_segment_kernel<4><<<blocks, kBlockPerSegmentThreads, 0, args.stream>>>(
         args.x, args.y, params, epilogue, p.num_segments, p.segment_size, p.eps);

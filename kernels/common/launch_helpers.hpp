@@ -12,7 +12,9 @@
 
 namespace normbench::kernels {
 
-inline RowParams row_params(const KernelArgs& args) { return {args.weight, args.bias}; }
+inline RowParams row_params(const KernelArgs& args) {
+  return {args.weight, args.bias};
+}
 
 inline ChannelParams channel_params(const ProblemShape& p, const KernelArgs& args) {
   return {args.weight, args.bias, p.groups, p.channels / p.groups, p.spatial};
@@ -26,6 +28,8 @@ inline GeluScalePolyEpilogue gelu_scale_poly(const ProblemShape& p) {
   return {static_cast<float>(p.scale)};
 }
 
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
 
 }  // namespace normbench::kernels

@@ -22,7 +22,8 @@ constexpr int64_t kRowsInRegistersMaxRow = 32 * 8 * 4;
 template <int kLanes>
 __device__ __forceinline__ float group_sum(float v) {
 #pragma unroll
-  for (int offset = kLanes / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  for (int offset = kLanes / 2; offset > 0; offset /= 2)
+    v += __shfl_xor_sync(0xffffffffu, v, offset);
   return v;
 }
 

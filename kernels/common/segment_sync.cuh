@@ -66,9 +66,9 @@ __device__ __forceinline__ void wait_for_partials(SegmentSync sync, unsigned blo
   }
 }
 
-// Merges the `blocks` partials at `p` (at most kMaxBlocksPerSegment) into mean and M2 relative to the shift.
-// Called by a whole warp; every lane of every block gets bit-identical results because the
-// order of operations is fixed.
+// Merges the `blocks` partials at `p` (at most kMaxBlocksPerSegment) into mean and M2 relative to
+// the shift. Called by a whole warp; every lane of every block gets bit-identical results because
+// the order of operations is fixed.
 __device__ __forceinline__ double2 merge_partials(const SlicePartial* p, int blocks) {
   constexpr int kPerLane = kMaxBlocksPerSegment / 32;
   const int lane = threadIdx.x % 32;

@@ -6,7 +6,9 @@
 namespace normbench::kernels {
 
 namespace {
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
 
 std::string megabytes(double bytes) {
   char text[32];
@@ -37,8 +39,8 @@ SplitPlan plan_split(const ProblemShape& p, const DeviceCaps& device) {
   const int64_t min_blocks = ceil_div(vecs, vecs_per_block);
   if (min_blocks > resident) {
     plan.unsupported = "a segment (" + megabytes(4.0 * static_cast<double>(p.segment_size)) +
-                       ") exceeds the shared memory of all " + std::to_string(resident) +
-                       " SMs (" + megabytes(static_cast<double>(resident * vecs_per_block * 16)) + ")";
+                       ") exceeds the shared memory of all " + std::to_string(resident) + " SMs (" +
+                       megabytes(static_cast<double>(resident * vecs_per_block * 16)) + ")";
     return plan;
   }
   const int64_t sets = std::min(resident / min_blocks, p.num_segments);

@@ -28,8 +28,8 @@ struct SlicePartial {
 
 struct SplitPlan {
   int blocks_per_segment = 0;
-  int sets = 0;           // segments in flight at once
-  size_t smem_bytes = 0;  // dynamic shared memory per block: the largest slice
+  int sets = 0;             // segments in flight at once
+  size_t smem_bytes = 0;    // dynamic shared memory per block: the largest slice
   std::string unsupported;  // non-empty: why the problem cannot run this way
 };
 

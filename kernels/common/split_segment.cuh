@@ -70,9 +70,9 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
 
     // 2-3. Exchange partials with the other blocks of the set; merge them identically.
     if (threadIdx.x == 0) {
-      const SlicePartial mine = count > 0 ? SlicePartial{count, slice_delta + s.x / count,
-                                                         s.y - s.x * s.x / count}
-                                          : SlicePartial{0.0, 0.0, 0.0};
+      const SlicePartial mine =
+          count > 0 ? SlicePartial{count, slice_delta + s.x / count, s.y - s.x * s.x / count}
+                    : SlicePartial{0.0, 0.0, 0.0};
       const SegmentSync sync{arrivals + segment};
       publish_partial(partials + segment * k + member, mine, sync);
       wait_for_partials(sync, static_cast<unsigned>(k));
@@ -81,8 +81,9 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
     if (threadIdx.x < 32) {
       const double2 merged = merge_partials(partials + segment * k, k);
       if (threadIdx.x == 0)
-        shared_stats = {shift, static_cast<float>(merged.x),
-                        static_cast<float>(1.0 / sqrt(merged.y / static_cast<double>(segment_size) + eps))};
+        shared_stats = {
+            shift, static_cast<float>(merged.x),
+            static_cast<float>(1.0 / sqrt(merged.y / static_cast<double>(segment_size) + eps))};
     }
     __syncthreads();
 
@@ -92,8 +93,8 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
     float4* ys = reinterpret_cast<float4*>(y + segment * segment_size) + first_vec;
 #pragma unroll 4
     for (int i = threadIdx.x; i < n_vecs; i += kSplitThreads)
-      store_streaming(ys + i, finish4(slice[i], stats, segment_params.at4((first_vec + i) * 4),
-                                      epilogue));
+      store_streaming(ys + i,
+                      finish4(slice[i], stats, segment_params.at4((first_vec + i) * 4), epilogue));
     __syncthreads();  // the slice is overwritten by the next segment
   }
 }
@@ -118,11 +119,13 @@ cudaError_t launch_split_segment(const ProblemShape& p, const DeviceCaps& device
   int64_t num_segments = p.num_segments, segment_size = p.segment_size;
   int blocks_per_segment = plan.blocks_per_segment, sets = plan.sets;
   double eps = p.eps;
-  void* kernel_args[] = {&x,    &y,     &params,  &epilogue, &num_segments, &segment_size,
-                         &blocks_per_segment, &sets, &eps, &partials, &arrivals};
-  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel),
-                                     dim3(static_cast<unsigned>(plan.sets * plan.blocks_per_segment)),
-                                     dim3(kSplitThreads), kernel_args, plan.smem_bytes, args.stream);
+  void* kernel_args[] = {
+      &x,    &y,   &params,   &epilogue, &num_segments, &segment_size, &blocks_per_segment,
+      &sets, &eps, &partials, &arrivals};
+  return cudaLaunchCooperativeKernel(
+      reinterpret_cast<const void*>(kernel),
+      dim3(static_cast<unsigned>(plan.sets * plan.blocks_per_segment)), dim3(kSplitThreads),
+      kernel_args, plan.smem_bytes, args.stream);
 }
 
 }  // namespace normbench::kernels

@@ -51,8 +51,10 @@ __global__ void __launch_bounds__(kTileThreads)
   const int64_t row = blockIdx.x;
   const SlicePartial* p = partials + row * tiles_per_row;
   double weighted = 0.0;
-  for (int64_t t = threadIdx.x; t < tiles_per_row; t += kTileThreads) weighted += p[t].count * p[t].mean;
-  const double mean = block_sum2<kTileThreads>(weighted, 0.0, scratch).x / static_cast<double>(row_size);
+  for (int64_t t = threadIdx.x; t < tiles_per_row; t += kTileThreads)
+    weighted += p[t].count * p[t].mean;
+  const double mean =
+      block_sum2<kTileThreads>(weighted, 0.0, scratch).x / static_cast<double>(row_size);
   double m2 = 0.0;
   for (int64_t t = threadIdx.x; t < tiles_per_row; t += kTileThreads) {
     const double d = p[t].mean - mean;
@@ -73,8 +75,8 @@ cudaError_t launch_row_statistics(const ProblemShape& p, const KernelArgs& args,
   *stats = reinterpret_cast<SegmentStats*>(
       static_cast<char*>(args.workspace) +
       (static_cast<size_t>(p.num_segments * tiles) * sizeof(SlicePartial) + 15) / 16 * 16);
-  tile_stats_kernel<<<static_cast<unsigned>(p.num_segments * tiles), kTileThreads, 0, args.stream>>>(
-      args.x, p.segment_size, tiles, partials);
+  tile_stats_kernel<<<static_cast<unsigned>(p.num_segments * tiles), kTileThreads, 0,
+                      args.stream>>>(args.x, p.segment_size, tiles, partials);
   merge_row_stats_kernel<<<static_cast<unsigned>(p.num_segments), kTileThreads, 0, args.stream>>>(
       args.x, p.segment_size, tiles, partials, p.eps, *stats);
   return cudaGetLastError();

@@ -84,7 +84,8 @@ inline std::optional<std::string> two_phase_unsupported(const ProblemShape& p, c
 
 // Tile partials, then per-row statistics (16-byte aligned).
 inline size_t two_phase_workspace(const ProblemShape& p, const DeviceCaps&) {
-  const size_t partials = static_cast<size_t>(p.num_segments * tiles_per_row(p)) * sizeof(SlicePartial);
+  const size_t partials =
+      static_cast<size_t>(p.num_segments * tiles_per_row(p)) * sizeof(SlicePartial);
   return (partials + 15) / 16 * 16 + static_cast<size_t>(p.num_segments) * sizeof(SegmentStats);
 }
 
@@ -97,7 +98,8 @@ cudaError_t launch_two_phase_rows(const ProblemShape& p, const DeviceCaps& devic
   // Enough blocks to fill the device: split the rows too when a row has few column tiles.
   const int64_t column_tiles = ceil_div(p.segment_size / 4, kColumnVecs);
   const int64_t wanted = int64_t{device.sm_count > 0 ? device.sm_count : 132} * 8;
-  const int64_t row_groups = std::min(p.num_segments, std::max<int64_t>(1, ceil_div(wanted, column_tiles)));
+  const int64_t row_groups =
+      std::min(p.num_segments, std::max<int64_t>(1, ceil_div(wanted, column_tiles)));
   const int64_t rows_per_block = ceil_div(p.num_segments, row_groups);
   const int64_t blocks = column_tiles * ceil_div(p.num_segments, rows_per_block);
   normalize_columns_kernel<<<static_cast<unsigned>(blocks), kColumnThreads, 0, args.stream>>>(

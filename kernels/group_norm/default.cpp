@@ -5,14 +5,16 @@
 namespace normbench::kernels {
 namespace {
 const DispatchTable kTable{"", "", "group_norm.split_group", "group_norm.block_per_group"};
-size_t workspace(const ProblemShape& p, const DeviceCaps& d) { return dispatch_workspace(kTable, p, d); }
+size_t workspace(const ProblemShape& p, const DeviceCaps& d) {
+  return dispatch_workspace(kTable, p, d);
+}
 cudaError_t launch(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& args) {
   return dispatch_launch(kTable, p, d, args);
 }
 }  // namespace
 
-NORMBENCH_REGISTER_KERNEL(make_variant(
-    Op::group_norm, "group_norm.default",
-    "dispatch: split_group (groups >= 64K elements), else block_per_group", launch, nullptr,
-    workspace));
+NORMBENCH_REGISTER_KERNEL(
+    make_variant(Op::group_norm, "group_norm.default",
+                 "dispatch: split_group (groups >= 64K elements), else block_per_group", launch,
+                 nullptr, workspace));
 }  // namespace normbench::kernels

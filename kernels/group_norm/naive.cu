@@ -10,6 +10,6 @@ cudaError_t launch(const ProblemShape& p, const DeviceCaps&, const KernelArgs& a
 
 NORMBENCH_REGISTER_KERNEL(make_variant(
     Op::group_norm, "group_norm.naive",
-    "baseline: a block of 256 threads per group, smem tree reduction, 3 passes over memory",
-    launch, naive_unsupported, nullptr, /*is_baseline=*/true));
+    "baseline: a block of 256 threads per group, smem tree reduction, 3 passes over memory", launch,
+    naive_unsupported, nullptr, /*is_baseline=*/true));
 }  // namespace normbench::kernels

@@ -10,8 +10,8 @@ cudaError_t launch(const ProblemShape& p, const DeviceCaps& device, const Kernel
 }
 }  // namespace
 
-NORMBENCH_REGISTER_KERNEL(make_variant(
-    Op::group_norm, "group_norm.split_group",
-    "groups split over cooperating blocks holding slices in smem; x read once", launch,
-    split_segment_unsupported, split_segment_workspace));
+NORMBENCH_REGISTER_KERNEL(
+    make_variant(Op::group_norm, "group_norm.split_group",
+                 "groups split over cooperating blocks holding slices in smem; x read once", launch,
+                 split_segment_unsupported, split_segment_workspace));
 }  // namespace normbench::kernels

@@ -9,8 +9,8 @@ cudaError_t launch(const ProblemShape& p, const DeviceCaps& device, const Kernel
 }
 }  // namespace
 
-NORMBENCH_REGISTER_KERNEL(make_variant(
-    Op::layer_norm, "layer_norm.warp_per_row",
-    "rows <= 1024 held in registers by 4-32 lanes, shuffle reductions, one read of x", launch,
-    rows_in_registers_unsupported));
+NORMBENCH_REGISTER_KERNEL(
+    make_variant(Op::layer_norm, "layer_norm.warp_per_row",
+                 "rows <= 1024 held in registers by 4-32 lanes, shuffle reductions, one read of x",
+                 launch, rows_in_registers_unsupported));
 }  // namespace normbench::kernels

@@ -1,19 +1,22 @@
-// layer_norm_gelu_scale.default: picks warp_per_row, two_phase, split_row or block_per_row by row size and
-// affine (common/dispatch.hpp). Supports every shape.
+// layer_norm_gelu_scale.default: picks warp_per_row, two_phase, split_row or block_per_row by row
+// size and affine (common/dispatch.hpp). Supports every shape.
 #include "dispatch.hpp"
 
 namespace normbench::kernels {
 namespace {
-const DispatchTable kTable{"layer_norm_gelu_scale.warp_per_row", "layer_norm_gelu_scale.two_phase", "layer_norm_gelu_scale.split_row",
+const DispatchTable kTable{"layer_norm_gelu_scale.warp_per_row", "layer_norm_gelu_scale.two_phase",
+                           "layer_norm_gelu_scale.split_row",
                            "layer_norm_gelu_scale.block_per_row"};
-size_t workspace(const ProblemShape& p, const DeviceCaps& d) { return dispatch_workspace(kTable, p, d); }
+size_t workspace(const ProblemShape& p, const DeviceCaps& d) {
+  return dispatch_workspace(kTable, p, d);
+}
 cudaError_t launch(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& args) {
   return dispatch_launch(kTable, p, d, args);
 }
 }  // namespace
 
-NORMBENCH_REGISTER_KERNEL(make_variant(
-    Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.default",
-    "dispatch: warp_per_row (rows <= 1024), two_phase (rows >= 64K, affine), split_row (>= 64K), else block_per_row",
-    launch, nullptr, workspace));
+NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.default",
+                                       "dispatch: warp_per_row (rows <= 1024), two_phase (rows >= "
+                                       "64K, affine), split_row (>= 64K), else block_per_row",
+                                       launch, nullptr, workspace));
 }  // namespace normbench::kernels

@@ -11,6 +11,6 @@ cudaError_t launch(const ProblemShape& p, const DeviceCaps&, const KernelArgs& a
 
 NORMBENCH_REGISTER_KERNEL(make_variant(
     Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.naive",
-    "baseline: a block of 256 threads per row, smem tree reduction, 3 passes, GELU * scale",
-    launch, naive_unsupported, nullptr, /*is_baseline=*/true));
+    "baseline: a block of 256 threads per row, smem tree reduction, 3 passes, GELU * scale", launch,
+    naive_unsupported, nullptr, /*is_baseline=*/true));
 }  // namespace normbench::kernels

@@ -12,6 +12,6 @@ cudaError_t launch(const ProblemShape& p, const DeviceCaps& device, const Kernel
 
 NORMBENCH_REGISTER_KERNEL(make_variant(
     Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.split_row",
-    "rows split over cooperating blocks holding slices in smem; x read once; GELU * scale",
-    launch, split_segment_unsupported, split_segment_workspace));
+    "rows split over cooperating blocks holding slices in smem; x read once; GELU * scale", launch,
+    split_segment_unsupported, split_segment_workspace));
 }  // namespace normbench::kernels

@@ -11,6 +11,6 @@ cudaError_t launch(const ProblemShape& p, const DeviceCaps& device, const Kernel
 
 NORMBENCH_REGISTER_KERNEL(make_variant(
     Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.two_phase",
-    "row stats in one pass, then column tiles with weight/bias in registers; GELU * scale",
-    launch, two_phase_unsupported, two_phase_workspace));
+    "row stats in one pass, then column tiles with weight/bias in registers; GELU * scale", launch,
+    two_phase_unsupported, two_phase_workspace));
 }  // namespace normbench::kernels

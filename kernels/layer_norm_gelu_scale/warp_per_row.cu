@@ -11,6 +11,6 @@ cudaError_t launch(const ProblemShape& p, const DeviceCaps& device, const Kernel
 
 NORMBENCH_REGISTER_KERNEL(make_variant(
     Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.warp_per_row",
-    "rows <= 1024 held in registers by 4-32 lanes, shuffle reductions, GELU * scale fused",
-    launch, rows_in_registers_unsupported));
+    "rows <= 1024 held in registers by 4-32 lanes, shuffle reductions, GELU * scale fused", launch,
+    rows_in_registers_unsupported));
 }  // namespace normbench::kernels

@@ -19,8 +19,8 @@ inline std::string gpu_unavailable_reason() {
 
 }  // namespace normbench::testing
 
-#define NORMBENCH_SKIP_WITHOUT_GPU()                                              \
-  do {                                                                            \
+#define NORMBENCH_SKIP_WITHOUT_GPU()                                                     \
+  do {                                                                                   \
     const std::string normbench_reason = ::normbench::testing::gpu_unavailable_reason(); \
-    if (!normbench_reason.empty()) GTEST_SKIP() << normbench_reason;              \
+    if (!normbench_reason.empty()) GTEST_SKIP() << normbench_reason;                     \
   } while (0)

@@ -23,7 +23,9 @@ __global__ void add_to_output(float* y, int64_t n, float offset, int64_t limit) 
     y[i] += offset;
 }
 
-__global__ void flip_first_input(float* x) { x[0] = -x[0] + 1.0f; }
+__global__ void flip_first_input(float* x) {
+  x[0] = -x[0] + 1.0f;
+}
 
 cudaError_t correct(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
   return find_kernel("layer_norm.block_per_row")->launch(p, d, a);
@@ -58,14 +60,16 @@ KernelResult run_one(const KernelVariant& variant, bool timing = false) {
   static const RunConfig config = parse_config(kConfig, "harness_test");
   RunSettings settings;
   settings.timing = timing;
-  const RunReport report = run_benchmarks(config, {{&config.problems[0], {&variant}}}, settings, {});
+  const RunReport report =
+      run_benchmarks(config, {{&config.problems[0], {&variant}}}, settings, {});
   EXPECT_TRUE(report.aborted.empty()) << report.aborted;
   return report.problems.at(0).kernels.at(0);
 }
 
 TEST(HarnessOnGpu, CorrectKernelPassesAndIsTimed) {
   NORMBENCH_SKIP_WITHOUT_GPU();
-  const KernelResult k = run_one(make_variant(Op::layer_norm, "layer_norm.t_correct", "", correct), true);
+  const KernelResult k =
+      run_one(make_variant(Op::layer_norm, "layer_norm.t_correct", "", correct), true);
   EXPECT_EQ(k.status, KernelStatus::passed) << k.reason;
   ASSERT_TRUE(k.timing.has_value());
   EXPECT_GE(k.timing->summary.count, 5u);
@@ -76,7 +80,8 @@ TEST(HarnessOnGpu, CorrectKernelPassesAndIsTimed) {
 
 TEST(HarnessOnGpu, UnwrittenOutputFails) {
   NORMBENCH_SKIP_WITHOUT_GPU();
-  const KernelResult k = run_one(make_variant(Op::layer_norm, "layer_norm.t_half", "", half_written), true);
+  const KernelResult k =
+      run_one(make_variant(Op::layer_norm, "layer_norm.t_half", "", half_written), true);
   EXPECT_EQ(k.status, KernelStatus::failed);
   ASSERT_EQ(k.trials.size(), 1u);  // not run again after failing
   EXPECT_EQ(k.trials[0].result.violations, 32 * 1024);
@@ -95,7 +100,8 @@ TEST(HarnessOnGpu, ErrorAboveToleranceFails) {
 
 TEST(HarnessOnGpu, MutatedInputFails) {
   NORMBENCH_SKIP_WITHOUT_GPU();
-  const KernelResult k = run_one(make_variant(Op::layer_norm, "layer_norm.t_mutates", "", mutates_input));
+  const KernelResult k =
+      run_one(make_variant(Op::layer_norm, "layer_norm.t_mutates", "", mutates_input));
   EXPECT_EQ(k.status, KernelStatus::failed);
   EXPECT_FALSE(k.trials.at(0).result.inputs_unchanged);
 }

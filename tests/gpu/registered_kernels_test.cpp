@@ -77,7 +77,8 @@ TEST_P(RegisteredKernel, MatchesReference) {
   EXPECT_EQ(static_cast<int>(k.trials.size()), c.problem->trials);
 }
 
-INSTANTIATE_TEST_SUITE_P(Smoke, RegisteredKernel, ::testing::ValuesIn(cases_of("smoke")), case_name);
+INSTANTIATE_TEST_SUITE_P(Smoke, RegisteredKernel, ::testing::ValuesIn(cases_of("smoke")),
+                         case_name);
 INSTANTIATE_TEST_SUITE_P(Edge, RegisteredKernel, ::testing::ValuesIn(cases_of("edge")), case_name);
 
 }  // namespace

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Sets up a fresh machine and builds normbench into ./build (Release, Ninja).
+# The CUDA toolkit (nvcc) must be there. Libraries come from Debian/Ubuntu packages, installed
+# with apt only when CMake cannot find them (the GPU machine has them and no network). With
+# NORMBENCH_TEST_DEPS=1 it also installs what some tests use (numpy, jsonschema, chromium),
+# best effort: those tests skip with a message without them. Safe to run again.
+#
+#   scripts/bootstrap.sh [extra cmake options...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+install_missing() {  # packages... ; returns non-zero if apt cannot install them
+  local missing=()
+  for p in "$@"; do dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  command -v apt-get > /dev/null || return 1
+  echo "bootstrap: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
+}
+
+if ! command -v nvcc > /dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH=/usr/local/cuda/bin:$PATH
+fi
+command -v nvcc > /dev/null || { echo "bootstrap: nvcc (the CUDA toolkit) not found" >&2; exit 1; }
+
+if [ "${NORMBENCH_TEST_DEPS:-0}" = 1 ]; then
+  install_missing python3 python3-numpy python3-jsonschema chromium ||
+    echo "bootstrap: could not install the optional test tools; those tests will skip" >&2
+fi
+
+configure() { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"; }
+if ! command -v cmake > /dev/null || ! command -v ninja > /dev/null || ! configure "$@" > /dev/null 2>&1; then
+  install_missing cmake ninja-build g++ libcli11-dev libfmt-dev nlohmann-json3-dev \
+    libeigen3-dev libgtest-dev || { echo "bootstrap: cannot install the build dependencies" >&2; exit 1; }
+fi
+configure "$@"
+cmake --build build -j"$(nproc)"
