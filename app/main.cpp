@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "cli/compare_command.hpp"
 #include "cli/list_command.hpp"
+#include "cli/report_command.hpp"
 #include "cli/run_command.hpp"
 #include "errors.hpp"
 #include "version.hpp"
@@ -15,14 +17,19 @@ int main(int argc, char** argv) {
   using namespace normbench;
   CLI::App app{"normbench: verify CUDA normalization kernels against a float64 reference and "
                "time them.\nExit codes: 0 all verified, 1 a kernel failed verification, "
-               "2 bad usage or config, 3 CUDA/runtime error or no GPU."};
+               "2 bad usage or config, 3 CUDA/runtime error or no GPU; compare: 1 a regression, "
+               "4 --strict and some verdict inconclusive."};
   app.set_version_flag("--version", std::string("normbench ") + version() + " (" + git_revision() + ")");
   app.require_subcommand(1);
 
   RunOptions run_options;
   ListOptions list_options;
+  ReportOptions report_options;
+  CompareOptions compare_options;
   CLI::App* run = add_run_command(app, run_options);
   CLI::App* list = add_list_command(app, list_options);
+  CLI::App* report = add_report_command(app, report_options);
+  CLI::App* compare = add_compare_command(app, compare_options);
 
   try {
     app.parse(argc, argv);
@@ -34,6 +41,8 @@ int main(int argc, char** argv) {
   try {
     if (*run) return run_run_command(run_options, command_line);
     if (*list) return run_list_command(list_options);
+    if (*report) return run_report_command(report_options);
+    if (*compare) return run_compare_command(compare_options);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "normbench: %s\n", e.what());
     return kExitUsage;

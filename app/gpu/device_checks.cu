@@ -62,7 +62,20 @@ __global__ void discard_all_kernel(const char* data, size_t bytes) {
   (void)bytes;
 #endif
 }
+__global__ void hold_kernel(unsigned long long nanoseconds) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < nanoseconds);
+}
 }  // namespace
+
+cudaError_t hold_gpu(double microseconds, cudaStream_t stream) {
+  hold_kernel<<<1, 1, 0, stream>>>(static_cast<unsigned long long>(microseconds * 1e3));
+  return cudaGetLastError();
+}
 
 cudaError_t fill_with_nan(float* data, int64_t count, cudaStream_t stream) {
   return cudaMemsetAsync(data, 0xff, static_cast<size_t>(count) * sizeof(float), stream);

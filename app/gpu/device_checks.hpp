@@ -22,4 +22,9 @@ uint64_t device_fingerprint(const float* data, int64_t count, cudaStream_t strea
 // not pay for writing the flush buffer back, and L2 starts empty.
 cudaError_t evict_l2(const void* buffer, size_t bytes, unsigned* sink, cudaStream_t stream);
 
+// Keeps the stream busy for about `microseconds`, so that the launches enqueued meanwhile by
+// the host are already queued when the GPU reaches the timed region: events then time GPU
+// work, not host-side launch overhead.
+cudaError_t hold_gpu(double microseconds, cudaStream_t stream);
+
 }  // namespace normbench

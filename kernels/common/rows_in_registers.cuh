@@ -85,7 +85,7 @@ inline std::optional<std::string> rows_in_registers_unsupported(const ProblemSha
   return std::nullopt;
 }
 
-template <int kLanes, int kVecs, class Params, class Epilogue>
+template <int kLanes, int kVecs, class Params, class Epilogue, bool kPersistent = true>
 cudaError_t launch_rows_in_registers_as(const ProblemShape& p, const DeviceCaps& device,
                                         const KernelArgs& args, Params params, Epilogue epilogue) {
   constexpr int64_t kRowsPerBlock = kRowsInRegistersThreads / kLanes;
@@ -95,7 +95,8 @@ cudaError_t launch_rows_in_registers_as(const ProblemShape& p, const DeviceCaps&
   const cudaError_t error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &blocks_per_sm, kernel, kRowsInRegistersThreads, 0);
   if (error != cudaSuccess) return error;
-  const int64_t resident = int64_t{blocks_per_sm} * (device.sm_count > 0 ? device.sm_count : 1);
+  const int64_t resident = kPersistent ? int64_t{blocks_per_sm} * (device.sm_count > 0 ? device.sm_count : 1)
+                                       : int64_t{0x7fffffff};
   const int64_t needed = ceil_div(p.num_segments, kRowsPerBlock);
   kernel<<<static_cast<unsigned>(needed < resident ? needed : resident), kRowsInRegistersThreads, 0,
            args.stream>>>(args.x, args.y, params, epilogue, p.num_segments,

@@ -1,0 +1,72 @@
+#include "report_command.hpp"
+
+#include <cstdio>
+
+#include "atomic_file.hpp"
+#include "errors.hpp"
+#include "report_html.hpp"
+#include "report_markdown.hpp"
+#include "report_model.hpp"
+
+namespace normbench {
+
+namespace {
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string lower(std::string text) {
+  for (char& c : text)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return text;
+}
+
+// "html" or "markdown", from --format or else from the extension of --out.
+std::string output_format(const ReportOptions& o) {
+  if (o.format != "auto") return o.format;
+  if (o.out == "-") return "markdown";
+  const std::string out = lower(o.out);
+  if (ends_with(out, ".html") || ends_with(out, ".htm")) return "html";
+  if (ends_with(out, ".md") || ends_with(out, ".markdown")) return "markdown";
+  throw UsageError("--out " + o.out +
+                   ": cannot tell the format from the name; allowed: a name ending in .html, "
+                   ".htm, .md or .markdown, or --format html|markdown");
+}
+}  // namespace
+
+CLI::App* add_report_command(CLI::App& app, ReportOptions& o) {
+  CLI::App* cmd = app.add_subcommand(
+      "report",
+      "Merge JSON reports (normbench run, scripts/torch_baseline.py) by problem into an HTML "
+      "page with charts or Markdown tables (no GPU needed)");
+  cmd->add_option("reports", o.inputs, "Report files (JSON, schema_version 1)")->required();
+  cmd->add_option("--out,-o", o.out, "Output: FILE.html, FILE.md, or - for standard output")
+      ->required();
+  cmd->add_option("--format", o.format,
+                  "Output format (default: from the --out extension; Markdown for -)")
+      ->check(CLI::IsMember({"auto", "html", "markdown"}));
+  cmd->add_flag("--allow-mismatch", o.allow_mismatch,
+                "Merge reports from different GPU models, or with different problems under one "
+                "id, with a warning instead of refusing");
+  return cmd;
+}
+
+int run_report_command(const ReportOptions& o) {
+  const std::string format = output_format(o);
+  std::vector<LoadedReport> reports;
+  for (const auto& path : o.inputs) reports.push_back(read_report_file(path));
+  const ReportModel model = merge_reports(reports, o.allow_mismatch);
+  const std::string text = format == "html" ? render_html(model) : render_markdown(model);
+  for (const auto& w : model.warnings) std::fprintf(stderr, "normbench: warning: %s\n", w.c_str());
+  if (o.out == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else {
+    write_file_atomically(o.out, text);
+    std::printf("report: %s (%zu problems from %zu reports)\n", o.out.c_str(),
+                model.problems.size(), model.sources.size());
+  }
+  return kExitOk;
+}
+
+}  // namespace normbench

@@ -1,0 +1,100 @@
+// Files that appear complete or not at all, and the up-front writability check.
+#include "atomic_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "errors.hpp"
+#include "test_support.hpp"
+
+namespace normbench {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+TEST(AtomicFile, WritesContentAndCreatesParents) {
+  TempDir dir;
+  const std::string path = dir.file("a/b/report.json");
+  write_file_atomically(path, "{\"ok\": true}\n");
+  EXPECT_EQ(testing::read_text(path), "{\"ok\": true}\n");
+  // Nothing else: no temporary left beside the file.
+  auto entries = dir.entries();
+  std::sort(entries.begin(), entries.end());
+  EXPECT_EQ(entries, (std::vector<std::string>{"a", "a/b", "a/b/report.json"}));
+}
+
+TEST(AtomicFile, ReplacesAnExistingFileOnlyOnCommit) {
+  TempDir dir;
+  const std::string path = dir.file("out.bin");
+  testing::write_text(path, "old");
+  {
+    AtomicFile file(path);
+    file.write("new ");
+    file.write(std::string("content\0!", 9));    // binary-safe
+    EXPECT_EQ(testing::read_text(path), "old");  // not yet
+    file.commit();
+  }
+  EXPECT_EQ(testing::read_text(path), std::string("new content\0!", 13));
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"out.bin"});
+}
+
+TEST(AtomicFile, DestroyedWithoutCommitLeavesNothing) {
+  TempDir dir;
+  {
+    AtomicFile file(dir.file("never.json"));
+    file.write("partial");
+  }
+  EXPECT_TRUE(dir.entries().empty());
+
+  testing::write_text(dir.file("kept.json"), "previous");
+  {
+    AtomicFile file(dir.file("kept.json"));
+    file.write("partial");
+  }
+  EXPECT_EQ(testing::read_text(dir.file("kept.json")), "previous");
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"kept.json"});
+}
+
+TEST(AtomicFile, FailsWithUsageErrorUnderARegularFile) {
+  TempDir dir;
+  testing::write_text(dir.file("plain"), "x");
+  const std::string path = dir.file("plain/report.json");  // a file is not a folder
+  try {
+    check_writable(path);
+    FAIL() << "check_writable accepted " << path;
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(write_file_atomically(path, "x"), UsageError);
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"plain"});
+}
+
+TEST(AtomicFile, ADirectoryAsTargetFailsUpFront) {
+  // The rename onto a directory would fail only at commit(), after a whole run.
+  TempDir dir;
+  fs::create_directory(dir.file("taken"));
+  try {
+    check_writable(dir.file("taken"));
+    FAIL() << "check_writable accepted a directory";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find(dir.file("taken") + ": is a directory"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(write_file_atomically(dir.file("taken"), "x"), UsageError);
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"taken"});
+}
+
+TEST(AtomicFile, CheckWritableLeavesNoFile) {
+  TempDir dir;
+  EXPECT_NO_THROW(check_writable(dir.file("report.json")));
+  EXPECT_FALSE(fs::exists(dir.file("report.json")));
+  for (const auto& name : dir.entries()) EXPECT_EQ(name.find(".tmp."), std::string::npos) << name;
+}
+
+}  // namespace
+}  // namespace normbench

@@ -1,0 +1,376 @@
+// Unit tests of `normbench compare`'s core: the Mann-Whitney U test, the timing rule, the
+// status rules, the report loader and the JSON output.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "compare.hpp"
+#include "compare_format.hpp"
+#include "compare_report.hpp"
+#include "errors.hpp"
+#include "mann_whitney.hpp"
+
+namespace normbench {
+namespace {
+
+// n samples around `median`, spread +-spread (relative), deterministic and symmetric.
+std::vector<double> samples_around(double median, double spread, int n = 10) {
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i)
+    v.push_back(median * (1.0 + spread * (2.0 * i / (n - 1) - 1.0)));
+  return v;
+}
+
+std::vector<double> scaled(std::vector<double> v, double factor) {
+  for (double& x : v) x *= factor;
+  return v;
+}
+
+// ---- Mann-Whitney U: expected values by hand with the normal approximation (see comments).
+
+TEST(CompareMannWhitney, CompleteSeparation) {
+  // U_x = 0, U_y = 25, mean 12.5, var 5*5*11/12 = 22.9167; z = (25 - 12.5 - 0.5)/4.7871 = 2.50672;
+  // p = erfc(z / sqrt 2) = 0.0121858 (scipy method="asymptotic" agrees).
+  const auto r = mann_whitney_u({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10});
+  EXPECT_DOUBLE_EQ(r.u_x, 0.0);
+  EXPECT_DOUBLE_EQ(r.u_y, 25.0);
+  EXPECT_NEAR(r.z, 2.5067182457620487, 1e-12);
+  EXPECT_NEAR(r.p_value, 0.012185780355344818, 1e-12);
+}
+
+TEST(CompareMannWhitney, ScipyDocumentationExample) {
+  // scipy.stats.mannwhitneyu docs: males vs females, method="asymptotic": U = 17, p = 0.11134688653314041.
+  const auto r = mann_whitney_u({19, 22, 16, 29, 24}, {20, 11, 17, 12});
+  EXPECT_DOUBLE_EQ(r.u_x, 17.0);
+  EXPECT_DOUBLE_EQ(r.u_y, 3.0);
+  EXPECT_NEAR(r.p_value, 0.11134688653314041, 1e-12);
+}
+
+TEST(CompareMannWhitney, TieCorrection) {
+  // Ranks: 1 | 2,2,2 -> 3 | 3,3,3 -> 6 | 4 -> 8 | 5,6,7 -> 9,10,11. R_x = 1+3+3+6+8 = 21,
+  // U_x = 21 - 15 = 6, U_y = 24. Ties: two groups of 3: sum(t^3 - t) = 48.
+  // var = 30/12 * (12 - 48/110) = 28.90909; z = (24 - 15 - 0.5)/sqrt(var) = 1.58089; p = 0.113903.
+  const auto r = mann_whitney_u({1, 2, 2, 3, 4}, {2, 3, 3, 5, 6, 7});
+  EXPECT_DOUBLE_EQ(r.u_x, 6.0);
+  EXPECT_DOUBLE_EQ(r.u_y, 24.0);
+  EXPECT_NEAR(r.z, 1.5808902038022714, 1e-12);
+  EXPECT_NEAR(r.p_value, 0.11390314458853065, 1e-12);
+}
+
+TEST(CompareMannWhitney, SymmetricInItsArguments) {
+  const std::vector<double> x = {1, 2, 2, 3, 4}, y = {2, 3, 3, 5, 6, 7};
+  const auto a = mann_whitney_u(x, y), b = mann_whitney_u(y, x);
+  EXPECT_DOUBLE_EQ(a.u_x, b.u_y);
+  EXPECT_DOUBLE_EQ(a.p_value, b.p_value);
+}
+
+TEST(CompareMannWhitney, NoEvidenceGivesPOne) {
+  EXPECT_DOUBLE_EQ(mann_whitney_u({1, 1, 1}, {1, 1, 1, 1}).p_value, 1.0);  // every value tied
+  EXPECT_DOUBLE_EQ(mann_whitney_u({}, {1, 2}).p_value, 1.0);
+  const std::vector<double> x = {3, 1, 4, 1, 5, 9, 2, 6};
+  EXPECT_DOUBLE_EQ(mann_whitney_u(x, x).p_value, 1.0);  // U = n^2/2 exactly
+}
+
+TEST(CompareMannWhitney, TenVersusTenSeparatedIsSignificant) {
+  // U = 0 of 100, mean 50, var 100*21/12 = 175: z = 49.5/13.2288 = 3.7418, p = 1.83e-4.
+  const auto r = mann_whitney_u(samples_around(1.0, 0.001), samples_around(1.1, 0.001));
+  EXPECT_NEAR(r.p_value, std::erfc(49.5 / std::sqrt(175.0) / std::sqrt(2.0)), 1e-12);
+  EXPECT_LT(r.p_value, 0.01);
+}
+
+// ---- The timing rule.
+
+TEST(CompareTimingRule, IdenticalSamplesAreSame) {
+  const auto s = samples_around(2.0, 0.003);
+  const auto d = decide_timing(s, s, CompareSettings{});
+  EXPECT_EQ(d.verdict, Verdict::same);
+  EXPECT_DOUBLE_EQ(*d.stats.ratio, 1.0);
+  EXPECT_DOUBLE_EQ(*d.stats.p_value, 1.0);
+}
+
+TEST(CompareTimingRule, SignificantTenPercentIsSlowerAndFifteenPercentFasterIsFaster) {
+  const auto base = samples_around(2.0, 0.003);
+  const auto slower = decide_timing(base, scaled(base, 1.10), CompareSettings{});
+  EXPECT_EQ(slower.verdict, Verdict::slower);
+  EXPECT_NEAR(*slower.stats.ratio, 1.10, 1e-12);
+  EXPECT_EQ(decide_timing(base, scaled(base, 0.85), CompareSettings{}).verdict, Verdict::faster);
+  // Swapping the reports swaps the verdict.
+  EXPECT_EQ(decide_timing(scaled(base, 1.10), base, CompareSettings{}).verdict, Verdict::faster);
+}
+
+TEST(CompareTimingRule, SignificantButSmallChangeIsSame) {
+  // A 3% shift of tight samples: p is tiny, but below the 5% minimum effect: not a regression.
+  const auto base = samples_around(2.0, 0.002);
+  const auto d = decide_timing(base, scaled(base, 1.03), CompareSettings{});
+  EXPECT_LT(*d.stats.p_value, 0.01);
+  EXPECT_EQ(d.verdict, Verdict::same);
+}
+
+TEST(CompareTimingRule, ThresholdsAreMirrorImages) {
+  const auto base = samples_around(1.0, 0.001);
+  const CompareSettings s;  // 5%: slower above 1.05, faster below 1/1.05 = 0.95238
+  EXPECT_EQ(decide_timing(base, scaled(base, 1.049), s).verdict, Verdict::same);
+  EXPECT_EQ(decide_timing(base, scaled(base, 1.051), s).verdict, Verdict::slower);
+  EXPECT_EQ(decide_timing(base, scaled(base, 0.953), s).verdict, Verdict::same);
+  EXPECT_EQ(decide_timing(base, scaled(base, 0.951), s).verdict, Verdict::faster);
+  CompareSettings loose;
+  loose.max_slowdown = 0.20;
+  EXPECT_EQ(decide_timing(base, scaled(base, 1.10), loose).verdict, Verdict::same);
+}
+
+TEST(CompareTimingRule, BigButNotSignificantChangeIsInconclusive) {
+  const auto base = samples_around(1.0, 0.003);
+  // Median 1.08, but 4 samples below every baseline sample and 6 above: p ~ 0.47.
+  const std::vector<double> cand = {0.80, 1.20, 0.85, 1.08, 0.90, 1.15, 1.08, 0.95, 1.085, 1.09};
+  const auto d = decide_timing(base, cand, CompareSettings{});
+  EXPECT_NEAR(*d.stats.ratio, 1.08, 1e-12);
+  EXPECT_GT(*d.stats.p_value, 0.01);
+  EXPECT_EQ(d.verdict, Verdict::inconclusive);
+  EXPECT_NE(d.note.find("not significant"), std::string::npos);
+}
+
+TEST(CompareTimingRule, WideNoiseAroundTheSameMedianIsNeverSlower) {
+  const auto base = samples_around(1.0, 0.002, 11);
+  const auto noisy = samples_around(1.0, 0.10, 11);  // +-10%, same median
+  const auto d = decide_timing(base, noisy, CompareSettings{});
+  EXPECT_EQ(d.verdict, Verdict::same);
+}
+
+TEST(CompareTimingRule, TooFewSamplesIsInconclusive) {
+  const auto five = samples_around(1.0, 0.001, 5), four = samples_around(1.0, 0.001, 4);
+  const auto d = decide_timing(five, scaled(four, 2.0), CompareSettings{});
+  EXPECT_EQ(d.verdict, Verdict::inconclusive);
+  EXPECT_FALSE(d.stats.p_value.has_value());
+  EXPECT_NE(d.note.find("too few samples (5 vs 4; need 5)"), std::string::npos);
+  // 5 vs 5 is enough samples; same medians give "same".
+  EXPECT_EQ(decide_timing(five, five, CompareSettings{}).verdict, Verdict::same);
+  EXPECT_EQ(decide_timing({}, five, CompareSettings{}).verdict, Verdict::inconclusive);
+}
+
+TEST(CompareTimingRule, ZeroBaselineMedianIsInconclusive) {
+  const std::vector<double> zeros(6, 0.0);
+  const auto d = decide_timing(zeros, samples_around(1.0, 0.01, 6), CompareSettings{});
+  EXPECT_EQ(d.verdict, Verdict::inconclusive);
+  EXPECT_FALSE(d.stats.ratio.has_value());
+}
+
+// ---- Status rules and matching.
+
+ReportKernelEntry kernel(const std::string& id, const std::string& status,
+                         std::optional<std::vector<double>> samples = std::nullopt) {
+  return {id, status, status == "passed" ? "" : "reason of " + id, std::move(samples)};
+}
+
+ComparableReport report(std::vector<ReportProblemEntry> problems, const std::string& device = "GPU X",
+                        const std::string& hash = "h1") {
+  ComparableReport r;
+  r.info = {"mem.json", device, "cfg", hash, "", "", ""};
+  r.problems = std::move(problems);
+  return r;
+}
+
+const KernelComparison& result_for(const Comparison& c, const std::string& kernel_id) {
+  for (const auto& r : c.results)
+    if (r.kernel == kernel_id) return r;
+  throw std::runtime_error("no result for " + kernel_id);
+}
+
+TEST(CompareStatusRules, EveryTransition) {
+  const auto t = samples_around(1.0, 0.002);
+  const ComparableReport base = report({{"P", {kernel("pf", "passed", t), kernel("pe", "passed", t),
+                                               kernel("pn", "passed", t), kernel("fp", "failed"),
+                                               kernel("fe", "failed"), kernel("nn", "not_supported"),
+                                               kernel("np", "not_supported"), kernel("nf", "not_supported"),
+                                               kernel("sn", "skipped"), kernel("pt", "passed"),
+                                               kernel("gone", "passed", t)}}});
+  const ComparableReport cand = report({{"P", {kernel("pf", "failed"), kernel("pe", "error"),
+                                               kernel("pn", "not_supported"), kernel("fp", "passed", t),
+                                               kernel("fe", "error"), kernel("nn", "not_supported"),
+                                               kernel("np", "passed", t), kernel("nf", "failed"),
+                                               kernel("sn", "not_supported"), kernel("pt", "passed", t),
+                                               kernel("added", "passed", t)}}});
+  const Comparison c = compare_reports(base, cand, CompareSettings{});
+  EXPECT_EQ(result_for(c, "pf").verdict, Verdict::failed_now);
+  EXPECT_EQ(result_for(c, "pf").note, "reason of pf");
+  EXPECT_EQ(result_for(c, "pe").verdict, Verdict::failed_now);
+  EXPECT_EQ(result_for(c, "pn").verdict, Verdict::no_longer_runs);
+  EXPECT_EQ(result_for(c, "fp").verdict, Verdict::fixed);
+  EXPECT_EQ(result_for(c, "fe").verdict, Verdict::still_failing);
+  EXPECT_EQ(result_for(c, "nn").verdict, Verdict::unchanged_status);
+  EXPECT_EQ(result_for(c, "np").verdict, Verdict::status_changed);
+  EXPECT_EQ(result_for(c, "nf").verdict, Verdict::failed_now);
+  EXPECT_EQ(result_for(c, "sn").verdict, Verdict::status_changed);
+  EXPECT_EQ(result_for(c, "pt").verdict, Verdict::not_timed);
+  EXPECT_EQ(result_for(c, "gone").verdict, Verdict::missing);
+  EXPECT_EQ(result_for(c, "added").verdict, Verdict::new_kernel);
+  EXPECT_STREQ(to_string(Verdict::new_kernel), "new");
+  // Regressions: pf, pe, nf (failed now), pn (no longer runs), gone (missing).
+  EXPECT_EQ(c.regressions, 5);
+  for (const char* id : {"fp", "fe", "nn", "np", "sn", "pt", "added"}) EXPECT_FALSE(result_for(c, id).regression) << id;
+  EXPECT_EQ(c.exit_code, kExitFailed);
+  EXPECT_EQ(c.results.back().kernel, "added");  // new kernels after the problem's baseline kernels
+
+  CompareSettings allow;
+  allow.allow_missing = true;
+  const Comparison a = compare_reports(base, cand, allow);
+  EXPECT_FALSE(result_for(a, "gone").regression);
+  EXPECT_FALSE(result_for(a, "pn").regression);
+  EXPECT_EQ(a.regressions, 3);
+}
+
+TEST(CompareStatusRules, MissingAndNewProblems) {
+  const auto t = samples_around(1.0, 0.002);
+  const ComparableReport base = report({{"A", {kernel("k", "passed", t)}}, {"B", {kernel("k", "passed", t)}}});
+  const ComparableReport cand = report({{"A", {kernel("k", "passed", t)}}, {"C", {kernel("k", "passed", t)}}});
+  const Comparison c = compare_reports(base, cand, CompareSettings{});
+  EXPECT_EQ(c.missing_problems, std::vector<std::string>{"B"});
+  EXPECT_EQ(c.new_problems, std::vector<std::string>{"C"});
+  ASSERT_EQ(c.results.size(), 3u);
+  EXPECT_EQ(c.results[0].verdict, Verdict::same);
+  EXPECT_EQ(c.results[1].problem, "B");
+  EXPECT_EQ(c.results[1].verdict, Verdict::missing);
+  EXPECT_EQ(c.results[2].problem, "C");
+  EXPECT_EQ(c.results[2].verdict, Verdict::new_kernel);
+  EXPECT_EQ(c.exit_code, kExitFailed);
+}
+
+TEST(CompareStatusRules, StrictTurnsInconclusiveIntoExitFourUnlessSomethingRegressed) {
+  const auto t = samples_around(1.0, 0.002);
+  const ComparableReport base = report({{"P", {kernel("few", "passed", samples_around(1.0, 0.01, 3)),
+                                               kernel("k", "passed", t)}}});
+  const ComparableReport cand = report({{"P", {kernel("few", "passed", samples_around(1.0, 0.01, 3)),
+                                               kernel("k", "passed", t)}}});
+  EXPECT_EQ(compare_reports(base, cand, CompareSettings{}).exit_code, kExitOk);
+  CompareSettings strict;
+  strict.strict = true;
+  const Comparison c = compare_reports(base, cand, strict);
+  EXPECT_EQ(c.inconclusive, 1);
+  EXPECT_EQ(c.exit_code, kExitInconclusive);
+  const ComparableReport slower = report({{"P", {kernel("few", "passed", samples_around(1.0, 0.01, 3)),
+                                                 kernel("k", "passed", scaled(t, 1.2))}}});
+  EXPECT_EQ(compare_reports(base, slower, strict).exit_code, kExitFailed);
+}
+
+TEST(CompareStatusRules, MismatchIsRefusedUnlessAllowed) {
+  const ComparableReport base = report({}, "NVIDIA H100 80GB HBM3", "h1");
+  const ComparableReport other_gpu = report({}, "NVIDIA A100-SXM4-80GB", "h1");
+  const ComparableReport other_config = report({}, "NVIDIA H100 80GB HBM3", "h2");
+  try {
+    compare_reports(base, other_gpu, CompareSettings{});
+    FAIL() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("NVIDIA A100-SXM4-80GB"), std::string::npos) << what;
+    EXPECT_NE(what.find("NVIDIA H100 80GB HBM3"), std::string::npos) << what;
+    EXPECT_NE(what.find("--allow-mismatch"), std::string::npos) << what;
+  }
+  EXPECT_THROW(compare_reports(base, other_config, CompareSettings{}), UsageError);
+  CompareSettings allow;
+  allow.allow_mismatch = true;
+  const Comparison c = compare_reports(base, other_gpu, allow);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find("different GPU models"), std::string::npos);
+  EXPECT_EQ(c.exit_code, kExitOk);
+}
+
+// ---- The loader.
+
+nlohmann::json minimal_report() {
+  return nlohmann::json::parse(R"({
+    "schema_version": 1, "device": {"name": "GPU X"}, "config": {"name": "cfg", "hash": "h1"},
+    "problems": [{"id": "P", "kernels": [
+      {"id": "a", "status": "passed", "reason": null, "timing": {"samples_ms": [1.0, 2.0]}},
+      {"id": "b", "status": "not_supported", "reason": "too long", "timing": null}]}]})");
+}
+
+std::string load_error(const nlohmann::json& doc) {
+  try {
+    parse_report(doc, "r.json");
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(CompareReportLoader, ReadsOnlyWhatItNeeds) {
+  const ComparableReport r = parse_report(minimal_report(), "r.json");
+  EXPECT_EQ(r.info.device_name, "GPU X");
+  EXPECT_EQ(r.info.config_hash, "h1");
+  ASSERT_EQ(r.problems.size(), 1u);
+  ASSERT_EQ(r.problems[0].kernels.size(), 2u);
+  EXPECT_EQ(*r.problems[0].kernels[0].samples_ms, (std::vector<double>{1.0, 2.0}));
+  EXPECT_FALSE(r.problems[0].kernels[1].samples_ms.has_value());
+  EXPECT_EQ(r.problems[0].kernels[1].reason, "too long");
+  auto no_device = minimal_report();
+  no_device["device"] = nullptr;
+  EXPECT_EQ(parse_report(no_device, "r.json").info.device_name, "");
+}
+
+TEST(CompareReportLoader, NamesTheFileAndWhatIsWrong) {
+  auto doc = minimal_report();
+  doc["schema_version"] = 99;
+  EXPECT_EQ(load_error(doc), "r.json: /schema_version: this normbench reads schema_version 1, got 99");
+  doc = minimal_report();
+  doc["problems"][0]["kernels"][1].erase("status");
+  EXPECT_EQ(load_error(doc), "r.json: /problems/0/kernels/1: missing required field \"status\"");
+  doc = minimal_report();
+  doc["problems"][0]["kernels"][0]["status"] = "great";
+  EXPECT_NE(load_error(doc).find("unknown status \"great\""), std::string::npos);
+  doc = minimal_report();
+  doc["problems"][0]["kernels"][1]["id"] = "a";
+  EXPECT_NE(load_error(doc).find("duplicate kernel id \"a\""), std::string::npos);
+  doc = minimal_report();
+  doc["problems"][0]["kernels"][0]["timing"]["samples_ms"][1] = -1.0;
+  EXPECT_NE(load_error(doc).find("/problems/0/kernels/0/timing/samples_ms/1"), std::string::npos);
+  doc = minimal_report();
+  doc["config"].erase("hash");
+  EXPECT_NE(load_error(doc).find("/config: missing required field \"hash\""), std::string::npos);
+  EXPECT_NE(load_error(nlohmann::json::array()).find("expected a normbench report"), std::string::npos);
+}
+
+TEST(CompareReportLoader, UnreadableFiles) {
+  try {
+    load_report("/nonexistent/dir/report.json");
+    FAIL() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/report.json: cannot read"), std::string::npos);
+  }
+  EXPECT_THROW(load_report(std::string(NORMBENCH_SOURCE_DIR) + "/tests/fixtures/compare/malformed.json"),
+               UsageError);
+}
+
+// ---- JSON output.
+
+TEST(CompareJsonOutput, HasTheDocumentedFields) {
+  const auto t = samples_around(1.0, 0.002);
+  const ComparableReport base = report({{"P", {kernel("k", "passed", t), kernel("gone", "passed", t)}}});
+  const ComparableReport cand = report({{"P", {kernel("k", "passed", scaled(t, 1.2))}}});
+  const nlohmann::json j = compare_to_json(compare_reports(base, cand, CompareSettings{}));
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["kind"], "normbench-compare");
+  EXPECT_EQ(j["exit_code"], 1);
+  EXPECT_EQ(j["summary"]["regressions"], 2);
+  EXPECT_EQ(j["summary"]["result"], "regression");
+  EXPECT_EQ(j["summary"]["counts"]["slower"], 1);
+  EXPECT_EQ(j["summary"]["counts"]["missing"], 1);
+  EXPECT_EQ(j["summary"]["counts"]["same"], 0);
+  EXPECT_NEAR(j["settings"]["faster_below"].get<double>(), 1.0 / 1.05, 1e-12);
+  const auto& k = j["results"][0];
+  EXPECT_EQ(k["verdict"], "slower");
+  EXPECT_EQ(k["regression"], true);
+  EXPECT_NEAR(k["ratio"].get<double>(), 1.2, 1e-12);
+  EXPECT_NEAR(k["change_percent"].get<double>(), 20.0, 1e-9);
+  EXPECT_EQ(k["baseline_samples"], 10);
+  EXPECT_TRUE(k["p_value"].is_number());
+  const auto& gone = j["results"][1];
+  EXPECT_EQ(gone["verdict"], "missing");
+  EXPECT_TRUE(gone["candidate_status"].is_null());
+  EXPECT_TRUE(gone["ratio"].is_null());
+  EXPECT_EQ(j["baseline"]["device_name"], "GPU X");
+}
+
+}  // namespace
+}  // namespace normbench

@@ -1,0 +1,390 @@
+// Invalid configs: each must throw ConfigError whose message names the source, the JSON path
+// of the offending value and what is allowed there.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "errors.hpp"
+#include "test_support.hpp"
+
+namespace normbench {
+namespace {
+
+using nlohmann::json;
+
+// A valid config with one problem of each op; every case below breaks one thing in it.
+json base_config() {
+  return json::parse(R"({
+    "name": "base",
+    "defaults": {"tolerance": {"rtol": 1e-5, "atol": 1e-5}, "timing": {"warmup": 1},
+                 "inputs": {"x": "uniform"}},
+    "problems": [
+      {"id": "ln", "op": "layer_norm", "shape": [4, 8], "normalized_shape": [8]},
+      {"id": "gn", "op": "group_norm", "shape": [2, 6, 3], "groups": 3},
+      {"id": "lngs", "op": "layer_norm_gelu_scale", "shape": [2, 16], "normalized_shape": [16],
+       "scale": 2}
+    ]})");
+}
+
+// The message of the ConfigError that parsing `text` throws; fails the test if none is thrown.
+std::string config_error(const std::string& text, const std::string& source = "bad.json") {
+  try {
+    parse_config(text, source);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "accepted: " << text;
+  return "";
+}
+
+void expect_contains(const std::string& message, const std::vector<std::string>& parts) {
+  for (const auto& part : parts)
+    EXPECT_NE(message.find(part), std::string::npos)
+        << "missing \"" << part << "\" in: " << message;
+}
+
+TEST(ConfigErrors, BaseConfigIsValid) {
+  EXPECT_EQ(parse_config(base_config().dump(), "b").problems.size(), 3u);
+}
+
+TEST(ConfigErrors, NotJson) {
+  for (const char* text : {"", "{", "[1, 2", "{\"name\": \"x\",}", "name: x"}) {
+    SCOPED_TRACE(text);
+    expect_contains(config_error(text), {"bad.json: ", "not valid JSON"});
+  }
+}
+
+TEST(ConfigErrors, RootMustBeAnObject) {
+  expect_contains(config_error("[]"), {"bad.json: /: expected an object"});
+}
+
+TEST(ConfigErrors, UnknownKeysAreEscapedInThePath) {
+  json doc = base_config();
+  doc["a/b~c"] = 1;
+  expect_contains(config_error(doc.dump()), {"bad.json: /a~1b~0c: unknown field"});
+}
+
+TEST(ConfigErrors, LoadConfigFileNamesTheFile) {
+  testing::TempDir dir;
+  const std::string path = dir.file("broken.json");
+  json doc = base_config();
+  doc["problems"][1]["groups"] = 4;
+  testing::write_text(path, doc.dump());
+  try {
+    load_config_file(path);
+    FAIL() << "accepted";
+  } catch (const ConfigError& e) {
+    expect_contains(e.what(), {path + ": /problems/1/groups: ", "allowed: a divisor of 6"});
+  }
+  try {
+    load_config_file(dir.file("missing.json"));
+    FAIL() << "accepted a missing file";
+  } catch (const ConfigError& e) {
+    expect_contains(e.what(), {dir.file("missing.json") + ": cannot open config file"});
+  }
+}
+
+struct BadConfig {
+  const char* name;
+  void (*edit)(json&);
+  std::vector<std::string> expected;  // each must appear in the message
+};
+
+// Shown by gtest (and in ctest's test names) instead of the struct's bytes.
+void PrintTo(const BadConfig& bad, std::ostream* os) { *os << bad.name; }
+
+class ConfigErrorCase : public ::testing::TestWithParam<BadConfig> {};
+
+TEST_P(ConfigErrorCase, ThrowsConfigErrorNamingPathAndAllowed) {
+  json doc = base_config();
+  GetParam().edit(doc);
+  const std::string message = config_error(doc.dump());
+  EXPECT_EQ(message.rfind("bad.json: /", 0), 0u) << message;
+  expect_contains(message, GetParam().expected);
+}
+
+const char* const kSettingKeys =
+    "allowed: dtype, eps, affine, tolerance, inputs, seed, trials, timing";
+
+const BadConfig kBadConfigs[] = {
+    // Unknown fields, at every level.
+    {"unknown_top_level",
+     [](json& d) { d["colour"] = 1; },
+     {"/colour: unknown field", "allowed: $schema, name, description, defaults, problems"}},
+    {"unknown_in_defaults",
+     [](json& d) { d["defaults"]["epsilon"] = 1; },
+     {"/defaults/epsilon: unknown field", kSettingKeys}},
+    {"unknown_in_problem",
+     [](json& d) { d["problems"][0]["group"] = 2; },
+     {"/problems/0/group: unknown field", "allowed: id, description, op, shape, normalized_shape"}},
+    {"groups_on_layer_norm",
+     [](json& d) { d["problems"][0]["groups"] = 2; },
+     {"/problems/0/groups: unknown field"}},
+    {"scale_on_layer_norm",
+     [](json& d) { d["problems"][0]["scale"] = 2; },
+     {"/problems/0/scale: unknown field"}},
+    {"normalized_shape_on_group_norm",
+     [](json& d) { d["problems"][1]["normalized_shape"] = json::array({3}); },
+     {"/problems/1/normalized_shape: unknown field", "groups"}},
+    {"unknown_in_tolerance",
+     [](json& d) { d["defaults"]["tolerance"]["abs"] = 1; },
+     {"/defaults/tolerance/abs: unknown field", "allowed: rtol, atol"}},
+    {"unknown_in_timing",
+     [](json& d) {
+       d["problems"][2]["timing"] = {{"repeats", 3}};
+     },
+     {"/problems/2/timing/repeats: unknown field",
+      "allowed: warmup, min_samples, max_noise, max_time_s, flush_l2"}},
+    {"unknown_input_tensor",
+     [](json& d) { d["defaults"]["inputs"]["y"] = "normal"; },
+     {"/defaults/inputs/y: unknown field", "allowed: x, weight, bias"}},
+    // Missing fields.
+    {"missing_name",
+     [](json& d) { d.erase("name"); },
+     {"bad.json: /: missing required field \"name\""}},
+    {"missing_problems",
+     [](json& d) { d.erase("problems"); },
+     {"/: missing required field \"problems\""}},
+    {"missing_id",
+     [](json& d) { d["problems"][1].erase("id"); },
+     {"/problems/1: missing required field \"id\""}},
+    {"missing_op",
+     [](json& d) { d["problems"][0].erase("op"); },
+     {"/problems/0: missing required field \"op\""}},
+    {"missing_shape",
+     [](json& d) { d["problems"][2].erase("shape"); },
+     {"/problems/2: missing required field \"shape\""}},
+    {"missing_normalized_shape",
+     [](json& d) { d["problems"][0].erase("normalized_shape"); },
+     {"/problems/0: missing required field \"normalized_shape\""}},
+    {"missing_groups",
+     [](json& d) { d["problems"][1].erase("groups"); },
+     {"/problems/1: missing required field \"groups\""}},
+    {"missing_dist",
+     [](json& d) {
+       d["problems"][0]["inputs"] = {{"x", {{"mean", 1}}}};
+     },
+     {"/problems/0/inputs/x: missing required field \"dist\""}},
+    {"missing_constant_value",
+     [](json& d) {
+       d["problems"][1]["inputs"]["bias"] = {{"dist", "constant"}};
+     },
+     {"/problems/1/inputs/bias: missing required field \"value\""}},
+    // Wrong types and empty values.
+    {"empty_name", [](json& d) { d["name"] = ""; }, {"/name: expected a non-empty name"}},
+    {"name_not_string", [](json& d) { d["name"] = 5; }, {"/name: expected a string, got 5"}},
+    {"description_not_string",
+     [](json& d) { d["problems"][0]["description"] = json::array({1}); },
+     {"/problems/0/description: expected a string"}},
+    {"problems_not_array",
+     [](json& d) {
+       d["problems"] = {{"id", "x"}};
+     },
+     {"/problems: expected an array"}},
+    {"no_problems",
+     [](json& d) { d["problems"] = json::array(); },
+     {"/problems: expected at least one problem"}},
+    {"problem_not_object",
+     [](json& d) { d["problems"][1] = 3; },
+     {"/problems/1: expected a problem object"}},
+    {"defaults_not_object",
+     [](json& d) { d["defaults"] = json::array(); },
+     {"/defaults: expected an object"}},
+    {"tolerance_not_object",
+     [](json& d) { d["defaults"]["tolerance"] = 1e-5; },
+     {"/defaults/tolerance: expected an object"}},
+    {"op_not_string",
+     [](json& d) { d["problems"][0]["op"] = 1; },
+     {"/problems/0/op: expected a string"}},
+    {"shape_not_array",
+     [](json& d) { d["problems"][0]["shape"] = "4x8"; },
+     {"/problems/0/shape: expected an array"}},
+    {"affine_not_bool",
+     [](json& d) { d["defaults"]["affine"] = "yes"; },
+     {"/defaults/affine: expected true or false"}},
+    {"flush_l2_not_bool",
+     [](json& d) {
+       d["problems"][1]["timing"] = {{"flush_l2", 1}};
+     },
+     {"/problems/1/timing/flush_l2: expected true or false"}},
+    {"eps_not_number",
+     [](json& d) { d["problems"][0]["eps"] = "small"; },
+     {"/problems/0/eps: expected a number"}},
+    {"scale_not_number",
+     [](json& d) { d["problems"][2]["scale"] = "2"; },
+     {"/problems/2/scale: expected a number"}},
+    {"trials_not_integer",
+     [](json& d) { d["defaults"]["trials"] = 2.5; },
+     {"/defaults/trials: expected an integer", "allowed: an integer from 1 to 1000000"}},
+    {"seed_negative",
+     [](json& d) { d["defaults"]["seed"] = -1; },
+     {"/defaults/seed: expected a non-negative integer"}},
+    {"seed_not_integer",
+     [](json& d) { d["problems"][0]["seed"] = 1.5; },
+     {"/problems/0/seed: expected a non-negative integer"}},
+    // Shapes.
+    {"shape_zero_dim",
+     [](json& d) {
+       d["problems"][0]["shape"] = {4, 0};
+     },
+     {"/problems/0/shape/1: 0 is out of range", "allowed: an integer from 1 to"}},
+    {"shape_negative_dim",
+     [](json& d) {
+       d["problems"][1]["shape"] = {-2, 6, 3};
+     },
+     {"/problems/1/shape/0: -2 is out of range", "allowed: an integer from 1 to"}},
+    {"shape_non_integer_dim",
+     [](json& d) {
+       d["problems"][0]["shape"] = {4.5, 8};
+     },
+     {"/problems/0/shape/0: expected an integer", "allowed: an integer from 1 to"}},
+    {"shape_string_dim",
+     [](json& d) {
+       d["problems"][0]["shape"] = {"4", 8};
+     },
+     {"/problems/0/shape/0: expected an integer"}},
+    {"shape_dim_above_int64",
+     [](json& d) {
+       d["problems"][0]["shape"] = {18446744073709551615ull, 8};
+     },
+     {"/problems/0/shape/0: 18446744073709551615 is out of range"}},
+    {"shape_product_overflows",
+     [](json& d) {
+       d["problems"][0]["shape"] = {4294967296ll, 4294967296ll, 8};
+     },
+     {"/problems/0/shape: ", "has too many elements", "allowed: a product below"}},
+    {"shape_empty",
+     [](json& d) { d["problems"][0]["shape"] = json::array(); },
+     {"/problems/0/shape: expected a non-empty array of positive integers"}},
+    {"normalized_shape_empty",
+     [](json& d) { d["problems"][0]["normalized_shape"] = json::array(); },
+     {"/problems/0/normalized_shape: expected a non-empty array"}},
+    {"normalized_shape_not_suffix",
+     [](json& d) { d["problems"][0]["normalized_shape"] = json::array({4}); },
+     {"/problems/0/normalized_shape: [4] is not a suffix of shape [4, 8]",
+      "allowed: the trailing dims of shape, e.g. [8] or [4, 8]"}},
+    {"normalized_shape_longer_than_shape",
+     [](json& d) {
+       d["problems"][2]["normalized_shape"] = {1, 2, 16};
+     },
+     {"/problems/2/normalized_shape: [1, 2, 16] is not a suffix of shape [2, 16]", "allowed:"}},
+    {"groups_do_not_divide_channels",
+     [](json& d) { d["problems"][1]["groups"] = 4; },
+     {"/problems/1/groups: 4 does not divide the channel count 6", "allowed: a divisor of 6"}},
+    {"groups_zero",
+     [](json& d) { d["problems"][1]["groups"] = 0; },
+     {"/problems/1/groups: 0 is out of range", "allowed: an integer from 1 to 6"}},
+    {"groups_above_channels",
+     [](json& d) { d["problems"][1]["groups"] = 12; },
+     {"/problems/1/groups: 12 is out of range", "allowed: an integer from 1 to 6"}},
+    {"group_norm_rank_1",
+     [](json& d) { d["problems"][1]["shape"] = json::array({6}); },
+     {"/problems/1/shape: group_norm needs shape (N, C, spatial...)", "allowed: 2 or more dims"}},
+    // Numbers out of range.
+    {"eps_zero",
+     [](json& d) { d["defaults"]["eps"] = 0.0; },
+     {"/defaults/eps: ", "out of range", "allowed: a number > 0"}},
+    {"eps_negative",
+     [](json& d) { d["problems"][1]["eps"] = -1e-5; },
+     {"/problems/1/eps: ", "allowed: a number > 0"}},
+    {"trials_zero",
+     [](json& d) { d["defaults"]["trials"] = 0; },
+     {"/defaults/trials: 0 is out of range", "allowed: an integer from 1 to 1000000"}},
+    {"problem_trials_zero",
+     [](json& d) { d["problems"][2]["trials"] = 0; },
+     {"/problems/2/trials: 0 is out of range"}},
+    {"min_samples_zero",
+     [](json& d) { d["defaults"]["timing"]["min_samples"] = 0; },
+     {"/defaults/timing/min_samples: 0 is out of range", "allowed: an integer from 1"}},
+    {"warmup_negative",
+     [](json& d) { d["defaults"]["timing"]["warmup"] = -1; },
+     {"/defaults/timing/warmup: -1 is out of range", "allowed: an integer from 0"}},
+    {"max_noise_zero",
+     [](json& d) { d["defaults"]["timing"]["max_noise"] = 0; },
+     {"/defaults/timing/max_noise: ", "allowed: a number > 0"}},
+    {"rtol_negative",
+     [](json& d) { d["defaults"]["tolerance"]["rtol"] = -1e-5; },
+     {"/defaults/tolerance/rtol: ", "allowed: a number >= 0"}},
+    // Names from closed sets.
+    {"unknown_op",
+     [](json& d) { d["problems"][0]["op"] = "batch_norm"; },
+     {"/problems/0/op: unknown op \"batch_norm\"",
+      "allowed: layer_norm, group_norm, layer_norm_gelu_scale"}},
+    {"unknown_dtype",
+     [](json& d) { d["defaults"]["dtype"] = "float16"; },
+     {"/defaults/dtype: unsupported dtype \"float16\"", "allowed: float32"}},
+    {"problem_dtype",
+     [](json& d) { d["problems"][1]["dtype"] = "bfloat16"; },
+     {"/problems/1/dtype: ", "allowed: float32"}},
+    {"unknown_distribution_name",
+     [](json& d) { d["defaults"]["inputs"]["x"] = "gaussian"; },
+     {"/defaults/inputs/x: unknown distribution \"gaussian\"", "allowed: \"uniform\", \"normal\""}},
+    {"unknown_distribution_object",
+     [](json& d) {
+       d["problems"][0]["inputs"] = {{"x", {{"dist", "poisson"}}}};
+     },
+     {"/problems/0/inputs/x/dist: unknown distribution \"poisson\"", "allowed: \"uniform\""}},
+    {"distribution_wrong_type",
+     [](json& d) {
+       d["problems"][0]["inputs"] = {{"weight", 5}};
+     },
+     {"/problems/0/inputs/weight: expected a distribution", "allowed: \"uniform\""}},
+    {"uniform_high_equals_low",
+     [](json& d) {
+       d["problems"][0]["inputs"] = {{"x", {{"dist", "uniform"}, {"low", 1}, {"high", 1}}}};
+     },
+     {"/problems/0/inputs/x: high (1) must be greater than low (1)"}},
+    {"uniform_high_below_low",
+     [](json& d) {
+       d["defaults"]["inputs"]["x"] = {{"dist", "uniform"}, {"low", 2}};
+     },
+     {"/defaults/inputs/x: high (1) must be greater than low (2)"}},
+    {"uniform_unknown_param",
+     [](json& d) {
+       d["problems"][0]["inputs"] = {{"x", {{"dist", "uniform"}, {"mean", 1}}}};
+     },
+     {"/problems/0/inputs/x/mean: unknown field", "allowed: dist, low, high"}},
+    {"normal_negative_std",
+     [](json& d) {
+       d["defaults"]["inputs"]["weight"] = {{"dist", "normal"}, {"std", -1}};
+     },
+     {"/defaults/inputs/weight/std: -1 is out of range", "allowed: a number >= 0"}},
+    {"normal_string_mean",
+     [](json& d) {
+       d["defaults"]["inputs"]["bias"] = {{"dist", "normal"}, {"mean", "0"}};
+     },
+     {"/defaults/inputs/bias/mean: expected a number"}},
+    // Ids.
+    {"duplicate_id",
+     [](json& d) { d["problems"][2]["id"] = "ln"; },
+     {"/problems/2/id: duplicate problem id \"ln\""}},
+    {"id_with_space",
+     [](json& d) { d["problems"][0]["id"] = "a b"; },
+     {"/problems/0/id: \"a b\" is not a valid id", "allowed: letters, digits, '_', '.', '-'"}},
+    {"id_with_slash",
+     [](json& d) { d["problems"][1]["id"] = "a/x"; },
+     {"/problems/1/id: \"a/x\" is not a valid id"}},
+    // "." and ".." would name folders outside --save-tensors; "-x" reads as a CLI option.
+    {"id_dot_dot",
+     [](json& d) { d["problems"][1]["id"] = ".."; },
+     {"/problems/1/id: \"..\" is not a valid id", "starting with a letter, digit or '_'"}},
+    {"id_dot", [](json& d) { d["problems"][0]["id"] = "."; }, {"/problems/0/id: \".\" is not"}},
+    {"id_leading_dash",
+     [](json& d) { d["problems"][0]["id"] = "-x"; },
+     {"/problems/0/id: \"-x\" is not a valid id"}},
+    {"id_empty",
+     [](json& d) { d["problems"][1]["id"] = ""; },
+     {"/problems/1/id: \"\" is not a valid id"}},
+};
+
+INSTANTIATE_TEST_SUITE_P(All, ConfigErrorCase, ::testing::ValuesIn(kBadConfigs),
+                         [](const ::testing::TestParamInfo<BadConfig>& info) {
+                           return std::string(info.param.name);
+                         });
+
+}  // namespace
+}  // namespace normbench

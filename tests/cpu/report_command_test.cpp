@@ -1,0 +1,212 @@
+// `normbench report` end to end: outputs, exit codes and messages of the CLI, and the HTML
+// page rendered by a real browser (Debian's chromium, headless; skipped where it is missing).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace normbench {
+namespace {
+
+struct ReportRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string quoted(const std::string& s) {
+  return "'" + s + "'";
+}
+
+std::string h100() {
+  return quoted(testing::source_path("tests/fixtures/h100_kernelbench_v1.json"));
+}
+std::string torch() {
+  return quoted(testing::source_path("tests/fixtures/report/torch_example.json"));
+}
+
+// Runs `normbench report ARGS` (ARGS already shell-quoted) with stdout and stderr captured in
+// `dir`.
+ReportRun report(const testing::TempDir& dir, const std::string& args) {
+  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
+  const std::string command =
+      quoted(NORMBENCH_BINARY) + " report " + args + " >" + quoted(out) + " 2>" + quoted(err);
+  const int status = std::system(command.c_str());
+  ReportRun r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = testing::read_text(out);
+  r.err = testing::read_text(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(ReportCommand, WritesHtmlAtomically) {
+  testing::TempDir dir;
+  const std::string html = dir.file("out/report.html");
+  const ReportRun r = report(dir, h100() + " " + torch() + " --out " + quoted(html));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "report: " + html + " (4 problems from 2 reports)\n");
+  EXPECT_EQ(r.err, "");
+  const std::string text = testing::read_text(html);
+  EXPECT_EQ(text.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_TRUE(contains(text, "<svg "));
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"out", "out/report.html"}));  // no temporaries
+}
+
+TEST(ReportCommand, WritesMarkdownToAFileOrStandardOutput) {
+  testing::TempDir dir;
+  const ReportRun file = report(dir, h100() + " " + torch() + " -o " + quoted(dir.file("r.md")));
+  ASSERT_EQ(file.exit_code, 0) << file.err;
+  const std::string md = testing::read_text(dir.file("r.md"));
+  EXPECT_EQ(md.rfind("# normbench report\n", 0), 0u);
+  EXPECT_TRUE(contains(md, "| vs torch.compile |"));
+
+  const ReportRun out = report(dir, h100() + " " + torch() + " --out -");
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_EQ(out.out, md);
+
+  const ReportRun forced =
+      report(dir, h100() + " --out " + quoted(dir.file("page.txt")) + " --format html");
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_EQ(testing::read_text(dir.file("page.txt")).rfind("<!DOCTYPE html>", 0), 0u);
+}
+
+TEST(ReportCommand, BadUsageAndUnreadableInputsExitTwo) {
+  testing::TempDir dir;
+  const ReportRun no_format = report(dir, h100() + " --out " + quoted(dir.file("r.pdf")));
+  EXPECT_EQ(no_format.exit_code, 2);
+  EXPECT_TRUE(contains(no_format.err, "cannot tell the format")) << no_format.err;
+
+  EXPECT_EQ(report(dir, "--out " + quoted(dir.file("r.md"))).exit_code, 2);  // no input
+  EXPECT_EQ(report(dir, h100()).exit_code, 2);                               // no --out
+  EXPECT_EQ(report(dir, h100() + " --out x.md --format pdf").exit_code, 2);
+
+  const ReportRun missing = report(dir, "/nonexistent/run.json --out " + quoted(dir.file("r.md")));
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.err, "normbench: /nonexistent/run.json: cannot open report file\n");
+
+  testing::write_text(dir.file("cut.json"), "{\"schema_version\": 1, \"problems\": [");
+  const ReportRun cut = report(
+      dir, h100() + " " + quoted(dir.file("cut.json")) + " --out " + quoted(dir.file("r.md")));
+  EXPECT_EQ(cut.exit_code, 2);
+  EXPECT_TRUE(contains(cut.err, dir.file("cut.json") + ": not a JSON report")) << cut.err;
+
+  testing::write_text(dir.file("v9.json"), "{\"schema_version\": 9, \"problems\": []}");
+  const ReportRun v9 =
+      report(dir, quoted(dir.file("v9.json")) + " --out " + quoted(dir.file("r.md")));
+  EXPECT_EQ(v9.exit_code, 2);
+  EXPECT_TRUE(contains(v9.err, "v9.json: /schema_version: schema_version 9 is not supported"))
+      << v9.err;
+
+  testing::write_text(
+      dir.file("nokernels.json"),
+      R"({"schema_version": 1, "problems": [{"id": "A", "op": "layer_norm", "shape": [2]}]})");
+  const ReportRun nokernels =
+      report(dir, quoted(dir.file("nokernels.json")) + " --out " + quoted(dir.file("r.md")));
+  EXPECT_EQ(nokernels.exit_code, 2);
+  EXPECT_TRUE(
+      contains(nokernels.err, "nokernels.json: /problems/0: missing required field \"kernels\""))
+      << nokernels.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r.md")));  // nothing written on failure
+}
+
+TEST(ReportCommand, DifferentGpusNeedAllowMismatch) {
+  testing::TempDir dir;
+  std::string other =
+      testing::read_text(testing::source_path("tests/fixtures/report/torch_example.json"));
+  const std::string name = "NVIDIA H100 80GB HBM3";
+  other.replace(other.find(name), name.size(), "NVIDIA A100-SXM4-80GB");
+  testing::write_text(dir.file("a100.json"), other);
+  const std::string args =
+      h100() + " " + quoted(dir.file("a100.json")) + " --out " + quoted(dir.file("r.md"));
+
+  const ReportRun refused = report(dir, args);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_TRUE(contains(refused.err, "different GPU models")) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "--allow-mismatch")) << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r.md")));
+
+  const ReportRun allowed = report(dir, args + " --allow-mismatch");
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_TRUE(
+      contains(allowed.err, "normbench: warning: the reports come from different GPU models"));
+  EXPECT_TRUE(contains(testing::read_text(dir.file("r.md")), "\n## Warnings\n"));
+}
+
+// The first program of `names` found in PATH, or "".
+std::string find_program(const std::vector<std::string>& names) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  for (const auto& name : names) {
+    size_t begin = 0;
+    while (begin <= dirs.size()) {
+      size_t end = dirs.find(':', begin);
+      if (end == std::string::npos) end = dirs.size();
+      const std::filesystem::path candidate =
+          std::filesystem::path(dirs.substr(begin, end - begin)) / name;
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+      begin = end + 1;
+    }
+  }
+  return "";
+}
+
+// Screenshots `html` as the CI does; returns the PNG's bytes ("" if the browser failed).
+std::string screenshot(const std::string& browser, const testing::TempDir& dir,
+                       const std::string& html, const std::string& png) {
+  const std::string command =
+      (find_program({"timeout"}).empty() ? "" : "timeout 120 ") + quoted(browser) +
+      " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars"
+      " --user-data-dir=" +
+      quoted(dir.file("profile")) + " --screenshot=" + quoted(png) + " --window-size=1200,2000 " +
+      quoted("file://" + html) + " >" + quoted(dir.file("browser.log")) + " 2>&1";
+  if (std::system(command.c_str()) != 0 || !std::filesystem::exists(png)) return "";
+  return testing::read_text(png);
+}
+
+uint32_t big_endian32(const std::string& bytes, size_t at) {
+  uint32_t v = 0;
+  for (size_t i = 0; i < 4; ++i) v = v << 8 | static_cast<unsigned char>(bytes[at + i]);
+  return v;
+}
+
+TEST(ReportBrowser, ChromiumRendersTheHtmlReport) {
+  const std::string browser = find_program({"chromium", "chromium-browser", "google-chrome"});
+  if (browser.empty()) GTEST_SKIP() << "chromium is not installed (apt-get install -y chromium)";
+  testing::TempDir dir;
+  const std::string html = dir.file("report.html");
+  const ReportRun r = report(dir, h100() + " " + torch() + " --out " + quoted(html));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  testing::write_text(dir.file("blank.html"), "<!DOCTYPE html><html><body></body></html>");
+
+  const std::string page = screenshot(browser, dir, html, dir.file("report.png"));
+  ASSERT_FALSE(page.empty()) << testing::read_text(dir.file("browser.log"));
+  const std::string blank = screenshot(browser, dir, dir.file("blank.html"), dir.file("blank.png"));
+  ASSERT_FALSE(blank.empty()) << testing::read_text(dir.file("browser.log"));
+
+  // A PNG of the window's size...
+  ASSERT_GT(page.size(), 24u);
+  EXPECT_EQ(page.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  EXPECT_EQ(page.substr(12, 4), "IHDR");
+  EXPECT_EQ(big_endian32(page, 16), 1200u);
+  EXPECT_EQ(big_endian32(page, 20), 2000u);
+  // ...with far more in it than an empty page of the same size (text, tables and charts
+  // compress much worse than one flat colour: about 300 kB against 11 kB).
+  EXPECT_GT(page.size(), 40u * 1024) << "screenshot looks blank";
+  EXPECT_GT(page.size(), 4 * blank.size()) << "screenshot is not much more than a blank page";
+}
+
+}  // namespace
+}  // namespace normbench

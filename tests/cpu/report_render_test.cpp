@@ -1,0 +1,240 @@
+// `normbench report`'s outputs: the Markdown tables, the self-contained HTML page and its
+// SVG charts, on the H100 fixture merged with the hand-made PyTorch fixture.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "report_html.hpp"
+#include "report_markdown.hpp"
+#include "report_model.hpp"
+#include "svg_chart.hpp"
+#include "test_support.hpp"
+
+namespace normbench {
+namespace {
+
+using nlohmann::json;
+
+ReportModel fixture_model() {
+  return merge_reports(
+      {read_report_file(testing::source_path("tests/fixtures/h100_kernelbench_v1.json")),
+       read_report_file(testing::source_path("tests/fixtures/report/torch_example.json"))},
+      false);
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+size_t count(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+// The lines of `text` that start with `prefix`.
+std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
+  std::vector<std::string> out;
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(begin, end - begin);
+    if (line.rfind(prefix, 0) == 0) out.push_back(line);
+    begin = end + 1;
+  }
+  return out;
+}
+
+// Unescaped '|' in a Markdown table line: one more than its cells.
+size_t cell_separators(const std::string& line) {
+  size_t n = 0;
+  for (size_t i = 0; i < line.size(); ++i) n += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+  return n;
+}
+
+// Empty if every element of the HTML is closed in order (void elements and "/>" aside), else
+// what is wrong. A stray '<' in text shows up as a bad tag.
+std::string tag_balance_error(const std::string& html) {
+  static const std::vector<std::string> kVoid = {"meta", "br", "wbr", "hr", "img", "input", "link"};
+  std::vector<std::string> open;
+  for (size_t at = html.find('<'); at != std::string::npos; at = html.find('<', at + 1)) {
+    const size_t end = html.find('>', at);
+    if (end == std::string::npos) return "unterminated tag at " + std::to_string(at);
+    const std::string tag = html.substr(at + 1, end - at - 1);
+    if (tag.empty()) return "empty tag at " + std::to_string(at);
+    if (tag.rfind("!DOCTYPE", 0) == 0) continue;
+    const bool closing = !tag.empty() && tag[0] == '/';
+    const std::string name =
+        tag.substr(closing ? 1 : 0, tag.find_first_of(" />", closing ? 1 : 0) - (closing ? 1 : 0));
+    if (!std::regex_match(name, std::regex("[a-z][a-z0-9]*"))) return "bad tag <" + tag + ">";
+    if (closing) {
+      if (open.empty() || open.back() != name)
+        return "</" + name + "> closes " + (open.empty() ? "nothing" : "<" + open.back() + ">");
+      open.pop_back();
+    } else if (tag.back() != '/' && std::find(kVoid.begin(), kVoid.end(), name) == kVoid.end()) {
+      open.push_back(name);
+    }
+  }
+  return open.empty() ? "" : "<" + open.back() + "> never closed";
+}
+
+TEST(ReportMarkdown, HasOneTablePerProblemWithTheMergedNumbers) {
+  const std::string md = render_markdown(fixture_model());
+  EXPECT_EQ(md.rfind("# normbench report\n", 0), 0u);
+  for (const char* id :
+       {"A_layer_norm", "B_group_norm", "C_layer_norm_gelu_scale", "D_fixture_only"})
+    EXPECT_TRUE(contains(md, std::string("\n## ") + id + "\n")) << id;
+  EXPECT_TRUE(contains(
+      md,
+      "| h100_kernelbench_v1 | normbench 0.1.0 (ref: refs/he) | NVIDIA H100 80GB HBM3 | 3035 |"))
+      << md;
+  EXPECT_TRUE(
+      contains(md,
+               "| Kernel | Report | Verification | Max abs error | Median | Spread (rel. stdev, "
+               "min\u2013max) | GB/s | % of copy | vs naive | vs torch.eager | vs torch.compile |"))
+      << md;
+  // naive 8.516 ms / default 0.4626 ms; torch.eager 1.602 ms; torch.compile 0.750 ms.
+  EXPECT_TRUE(
+      contains(md,
+               "| layer_norm.default | h100_kernelbench_v1 | passed | 9.82e-07 | 462.6 \u00b5s | "
+               "\u00b10.35% (461.1\u2013466.6 \u00b5s) | 1233 | 40.6% | 18.4\u00d7 | 3.46\u00d7 | "
+               "1.62\u00d7 |"))
+      << md;
+  EXPECT_TRUE(contains(
+      md, "| layer_norm.naive (baseline) | h100_kernelbench_v1 | passed | 7.21e-07 | 8.516 ms |"));
+  EXPECT_TRUE(
+      contains(md, "| torch.compile | torch_example | **FAILED** | 3.20e-05 | \u2014 | \u2014 |"))
+      << md;
+  EXPECT_TRUE(contains(
+      md, "- torch.compile (FAILED): trial 0: 12 of 134217728 elements outside \\|y - ref\\|"));
+  EXPECT_TRUE(contains(md, "**110.5% (suspicious)**"));
+  EXPECT_TRUE(
+      contains(md, "- layer_norm.warp_per_row (not supported): row longer than 1024 elements"));
+  // Markup in the fixture's description is escaped.
+  EXPECT_TRUE(contains(md, "\\<b\\>bandwidth\\</b\\>")) << md;
+
+  // Every row of every table has as many cells as its header.
+  const auto rows = lines_starting(md, "|");
+  ASSERT_GT(rows.size(), 20u);
+  size_t header_cells = 0;
+  for (const auto& row : rows) {
+    if (row.rfind("| Kernel |", 0) == 0 || row.rfind("| Report |", 0) == 0)
+      header_cells = cell_separators(row);
+    EXPECT_EQ(cell_separators(row), header_cells) << row;
+  }
+}
+
+TEST(ReportMarkdown, OneReportHasNoReportOrTorchColumns) {
+  const std::string md = render_markdown(merge_reports(
+      {read_report_file(testing::source_path("tests/fixtures/h100_kernelbench_v1.json"))}, false));
+  EXPECT_TRUE(contains(md, "| Kernel | Verification | Max abs error | Median |"));
+  EXPECT_FALSE(contains(md, "torch.eager"));
+  EXPECT_TRUE(contains(md, "| layer_norm_gelu_scale.split_row | passed | 1.27e-06 | 137.2 ms |"));
+  EXPECT_TRUE(contains(md, "| 0.084\u00d7 |"));
+}
+
+TEST(ReportHtml, IsOneWellFormedSelfContainedPage) {
+  const ReportModel model = fixture_model();
+  const std::string html = render_html(model);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>\n<html lang=\"en\">", 0), 0u);
+  EXPECT_TRUE(contains(html, "<meta charset=\"utf-8\">"));
+  EXPECT_EQ(tag_balance_error(html), "");
+  // Two charts per problem, nothing fetched, nothing run.
+  EXPECT_EQ(count(html, "<svg "), 2 * model.problems.size());
+  EXPECT_EQ(count(html, "</svg>"), 2 * model.problems.size());
+  for (const char* banned :
+       {"http", "<script", "<link", "<img", "<iframe", "@import", "url(", "src=", "href="})
+    EXPECT_FALSE(contains(html, banned)) << banned;
+  // Every '&' starts an entity.
+  EXPECT_FALSE(std::regex_search(html, std::regex("&(?!(amp|lt|gt|quot|#[0-9]+);)")));
+  // Same numbers as the Markdown.
+  EXPECT_TRUE(contains(html, ">462.6 \u00b5s</td>"));
+  EXPECT_TRUE(contains(html, ">18.4\u00d7</td>"));
+  EXPECT_TRUE(contains(
+      html,
+      "<td class=\"bad\" title=\"trial 0: 12 of 134217728 elements outside |y - ref| &lt;= "));
+  EXPECT_TRUE(contains(html, "<td class=\"num warn\""));
+  EXPECT_TRUE(contains(
+      html, "&lt;b&gt;bandwidth&lt;/b&gt; is &lt;suspicious&gt; &amp; &quot;escaped&quot;"));
+  EXPECT_FALSE(contains(html, "<b>bandwidth"));
+  // The charts: speedups on a log axis with labelled values, % of copy flagged past 100%.
+  EXPECT_TRUE(contains(html, "Speedup (log scale"));
+  EXPECT_TRUE(contains(html, ">18.4\u00d7</text>"));
+  EXPECT_TRUE(contains(html, ">110.5% suspicious</text>"));
+  EXPECT_TRUE(contains(html, ">100%</text>"));
+}
+
+TEST(ReportHtml, EscapesHostileReportText) {
+  json kernel = {{"id", "<script>alert('x')</script>"},
+                 {"description", "\"quoted\" & <b>bold</b>"},
+                 {"status", "failed"},
+                 {"reason", "</td></tr></table><script>"},
+                 {"verification", {{"passed", false}}},
+                 {"timing", nullptr}};
+  json doc = {{"schema_version", 1},
+              {"device", {{"name", "<GPU> & \"co\""}}},
+              {"problems", json::array({{{"id", "p<1>"},
+                                         {"op", "layer_norm"},
+                                         {"shape", {2, 2}},
+                                         {"kernels", json::array({kernel})}}})}};
+  const ReportModel model = merge_reports({read_report_text(doc.dump(), "evil<&>.json")}, false);
+  const std::string html = render_html(model);
+  EXPECT_FALSE(contains(html, "<script"));
+  EXPECT_EQ(tag_balance_error(html), "");
+  EXPECT_TRUE(contains(html, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"));
+  EXPECT_TRUE(contains(html, "&lt;GPU&gt; &amp; &quot;co&quot;"));
+  EXPECT_TRUE(contains(html, "evil&lt;&amp;&gt;"));
+  // Markdown: every '<' and '>' escaped, so no HTML gets through.
+  const std::string md = render_markdown(model);
+  EXPECT_FALSE(std::regex_search(md, std::regex("(^|[^\\\\])[<>]"))) << md;
+  EXPECT_TRUE(contains(md, "\\</td\\>\\</tr\\>"));
+}
+
+TEST(ReportSvgChart, LinearAxisFlagsValuesPastTheEnd) {
+  BarChart chart;
+  chart.title = "share";
+  chart.series = {{"% of copy", "#123456"}};
+  chart.rows = {{"a", {50.0}}, {"b", {150.0}}, {"c", {std::nullopt}}};
+  chart.flag_text = "suspicious";
+  chart.format = [](double v) { return std::to_string(static_cast<int>(v)) + "%"; };
+  const std::string svg = render_bar_chart(chart, 600);
+  EXPECT_EQ(svg.rfind("<svg class=\"chart\" viewBox=\"0 0 600 ", 0), 0u);
+  EXPECT_EQ(tag_balance_error(svg), "");
+  EXPECT_TRUE(contains(svg, ">50%</text>"));
+  EXPECT_TRUE(contains(svg, ">150% suspicious</text>"));
+  EXPECT_TRUE(contains(svg, "fill=\"#d62728\""));  // the flagged bar
+  EXPECT_EQ(count(svg, "fill=\"#123456\""), 2u);   // legend and the one bar within the axis
+  for (const char* tick : {">0%<", ">20%<", ">100%<"}) EXPECT_TRUE(contains(svg, tick)) << tick;
+}
+
+TEST(ReportSvgChart, LogAxisCoversTheDataInDecadesAndDropsEmptySeries) {
+  BarChart chart;
+  chart.title = "speedup <&>";
+  chart.scale = BarChart::Scale::log;
+  chart.reference = 1.0;
+  chart.series = {{"vs naive", "#111111"}, {"vs nothing", "#222222"}};
+  chart.rows = {{"slow", {0.5, std::nullopt}}, {"fast", {20.0, std::nullopt}}};
+  chart.format = [](double v) { return std::to_string(v).substr(0, 4) + "x"; };
+  const std::string svg = render_bar_chart(chart);
+  EXPECT_EQ(tag_balance_error(svg), "");
+  EXPECT_TRUE(contains(svg, "speedup &lt;&amp;&gt;"));
+  EXPECT_TRUE(contains(svg, ">0.50x</text>"));
+  EXPECT_TRUE(contains(svg, ">20.0x</text>"));
+  EXPECT_TRUE(contains(svg, ">0.10x</text>"));     // axis from 0.1...
+  EXPECT_TRUE(contains(svg, ">100.x</text>"));     // ...to 100
+  EXPECT_TRUE(contains(svg, "stroke-dasharray"));  // the 1x line
+  EXPECT_FALSE(contains(svg, "vs nothing"));
+  EXPECT_FALSE(contains(svg, "#222222"));
+}
+
+TEST(ReportSvgChart, EscapesText) {
+  EXPECT_EQ(xml_escape("a<b>&\"c'\x01"), "a&lt;b&gt;&amp;&quot;c&#39; ");
+}
+
+}  // namespace
+}  // namespace normbench

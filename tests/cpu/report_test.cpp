@@ -1,0 +1,348 @@
+// The JSON report (schema_version 1), the exit code of a run and the summary table, on a
+// hand-built RunReport; the H100 fixture pins the report's field names.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "report_json.hpp"
+#include "report_table.hpp"
+#include "test_support.hpp"
+#include "version.hpp"
+
+namespace normbench {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+const RunConfig& test_config() {
+  static const RunConfig config = parse_config(R"({"name": "unit", "problems": [
+      {"id": "ln", "op": "layer_norm", "shape": [4, 8], "normalized_shape": [8]},
+      {"id": "gn", "op": "group_norm", "shape": [2, 4, 3], "groups": 2}]})",
+                                               "src/unit.json");
+  return config;
+}
+
+TimingResult timing(std::vector<double> samples) {
+  TimingResult t;
+  t.samples_ms = samples;
+  t.summary = summarize(samples);
+  t.stop = StopReason::converged;
+  t.sampling_time_s = 0.25;
+  return t;
+}
+
+KernelResult kernel(std::string id, KernelStatus status, std::string reason = "") {
+  KernelResult k;
+  k.id = std::move(id);
+  k.description = "test kernel";
+  k.status = status;
+  k.reason = std::move(reason);
+  return k;
+}
+
+TrialVerification trial(int index, bool passed, double max_abs, double max_rel,
+                        std::optional<double> rel_l2) {
+  TrialVerification t;
+  t.trial = index;
+  t.seed = 42 + static_cast<uint64_t>(index);
+  t.result.passed = passed;
+  t.result.checked = 32;
+  t.result.max_abs_error = max_abs;
+  t.result.max_rel_error = max_rel;
+  t.result.rel_l2_error = rel_l2;
+  return t;
+}
+
+// One kernel of every status, a skipped problem, a device and a copy bandwidth.
+RunReport sample_report() {
+  RunReport r;
+  r.created_at = "2025-01-02T03:04:05Z";
+  r.command_line = {"normbench", "run", "--config", "src/unit.json"};
+  r.config = &test_config();
+  r.settings.threads = 4;
+  r.settings.trials_override = 2;
+  DeviceInfo device;
+  device.name = "Test GPU";
+  device.sm_count = 132;
+  device.compute_capability_major = 9;
+  device.l2_bytes = 50 << 20;
+  r.device = device;
+  CopyBandwidth copy;
+  copy.bytes_moved = 2000000;
+  copy.timing = timing({1.0, 1.0, 1.0});
+  copy.gb_per_s = 2000.0;
+  r.copy_bandwidth = copy;
+
+  ProblemResult ln;
+  ln.config = &r.config->problems[0];
+  KernelResult naive = kernel("layer_norm.naive", KernelStatus::passed);
+  naive.is_baseline = true;
+  naive.trials = {trial(0, true, 1e-7, 2e-6, 3e-8), trial(1, true, 2e-7, 1e-6, 4e-8)};
+  naive.timing = timing({2.0, 4.0, 3.0});
+  naive.bandwidth_gb_per_s = 50.0;
+  naive.percent_of_copy = 2.5;
+  naive.speedup_vs_baseline = 1.0;
+  naive.baseline_id = "layer_norm.naive";
+  ln.kernels.push_back(naive);
+
+  KernelResult fast = kernel("layer_norm.fast", KernelStatus::failed, "2 of 32 elements differ");
+  TrialVerification bad = trial(0, false, kNaN, kInf, std::nullopt);
+  bad.result.violations = 2;
+  bad.result.nonfinite = 1;
+  bad.result.first_mismatches = {{3, {0, 3}, std::numeric_limits<float>::quiet_NaN(), 0.5},
+                                 {9, {1, 1}, -std::numeric_limits<float>::infinity(), -0.25}};
+  fast.trials = {bad};
+  fast.timing = timing({0.5});
+  fast.bandwidth_gb_per_s = 2500.0;
+  fast.percent_of_copy = 125.0;  // faster than a copy: suspicious
+  fast.speedup_vs_baseline = 6.0;
+  fast.baseline_id = "layer_norm.naive";
+  ln.kernels.push_back(fast);
+  ln.kernels.push_back(kernel("layer_norm.warp", KernelStatus::not_supported, "row too long"));
+  r.problems.push_back(ln);
+
+  ProblemResult gn;
+  gn.config = &r.config->problems[1];
+  gn.kernels.push_back(kernel("group_norm.naive", KernelStatus::error, "illegal address"));
+  gn.kernels.push_back(kernel("group_norm.other", KernelStatus::skipped, "after an error"));
+  r.problems.push_back(gn);
+
+  ProblemResult skipped;
+  skipped.config = &r.config->problems[1];
+  skipped.skipped = true;
+  skipped.reason = "needs 9 GB";
+  r.problems.push_back(skipped);
+  r.exit_code = exit_code_for(r);
+  return r;
+}
+
+std::set<std::string> keys(const json& object) {
+  std::set<std::string> out;
+  for (const auto& item : object.items()) out.insert(item.key());
+  return out;
+}
+
+TEST(Report, TopLevel) {
+  const RunReport r = sample_report();
+  const json j = report_to_json(r);
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(keys(j), (std::set<std::string>{"schema_version", "tool", "created_at", "command_line",
+                                            "config", "device", "settings", "copy_bandwidth",
+                                            "problems", "summary", "aborted", "exit_code"}));
+  EXPECT_EQ(j["tool"]["name"], "normbench");
+  EXPECT_EQ(j["tool"]["version"], version());
+  EXPECT_EQ(j["tool"]["git_revision"], git_revision());
+  EXPECT_EQ(j["created_at"], "2025-01-02T03:04:05Z");
+  EXPECT_EQ(j["command_line"], json({"normbench", "run", "--config", "src/unit.json"}));
+  EXPECT_EQ(j["config"]["name"], "unit");
+  EXPECT_EQ(j["config"]["source"], "src/unit.json");
+  EXPECT_EQ(j["config"]["hash"], test_config().hash);
+  EXPECT_EQ(j["config"]["resolved"], test_config().resolved);
+  EXPECT_EQ(j["device"]["name"], "Test GPU");
+  EXPECT_EQ(j["device"]["compute_capability"], "9.0");
+  EXPECT_EQ(j["settings"]["host_threads"], 4);
+  EXPECT_EQ(j["settings"]["trials_override"], 2);
+  EXPECT_TRUE(j["settings"]["seed_override"].is_null());
+  EXPECT_TRUE(j["settings"]["save_tensors"].is_null());
+  EXPECT_EQ(j["copy_bandwidth"]["gb_per_s"], 2000.0);
+  EXPECT_EQ(j["copy_bandwidth"]["timing"]["samples"], 3);
+  EXPECT_TRUE(j["aborted"].is_null());
+  EXPECT_EQ(j["exit_code"], 1);
+  EXPECT_EQ(j["summary"], json({{"kernels", 5},
+                                {"passed", 1},
+                                {"failed", 1},
+                                {"error", 1},
+                                {"skipped", 1},
+                                {"not_supported", 1}}));
+  // The report must be serializable as strict JSON and read back unchanged.
+  EXPECT_EQ(json::parse(j.dump()), j);
+}
+
+TEST(Report, ProblemsAndKernels) {
+  const json j = report_to_json(sample_report());
+  const json& ln = j["problems"][0];
+  EXPECT_EQ(ln["id"], "ln");
+  EXPECT_EQ(ln["op"], "layer_norm");
+  EXPECT_EQ(ln["num_segments"], 4);
+  EXPECT_EQ(ln["segment_size"], 8);
+  EXPECT_EQ(ln["min_bytes"], 4 * (2 * 32 + 2 * 8));
+  EXPECT_EQ(ln["status"], "ran");
+  EXPECT_EQ(ln["config"], test_config().problems[0].resolved);
+
+  const json& naive = ln["kernels"][0];
+  EXPECT_EQ(naive["status"], "passed");
+  EXPECT_TRUE(naive["reason"].is_null());
+  EXPECT_EQ(naive["is_baseline"], true);
+  EXPECT_EQ(naive["verification"]["passed"], true);
+  EXPECT_EQ(naive["verification"]["max_abs_error"], 2e-7);  // worst over trials
+  EXPECT_EQ(naive["verification"]["trials"][1]["seed"], 43);
+  EXPECT_EQ(naive["verification"]["trials"][0]["rel_l2_error"], 3e-8);
+  EXPECT_EQ(naive["timing"]["median_ms"], 3.0);
+  EXPECT_EQ(naive["timing"]["stdev_ms"], 1.0);
+  EXPECT_EQ(naive["timing"]["samples_ms"], json({2.0, 4.0, 3.0}));
+  EXPECT_EQ(naive["timing"]["stop_reason"], "converged");
+  EXPECT_EQ(naive["bandwidth"]["suspicious"], false);
+  EXPECT_EQ(naive["bandwidth"]["percent_of_copy"], 2.5);
+  EXPECT_EQ(naive["speedup"], json({{"baseline", "layer_norm.naive"}, {"vs_baseline", 1.0}}));
+
+  const json& fast = ln["kernels"][1];
+  EXPECT_EQ(fast["status"], "failed");
+  EXPECT_EQ(fast["reason"], "2 of 32 elements differ");
+  EXPECT_EQ(fast["bandwidth"]["suspicious"], true);
+  EXPECT_EQ(fast["verification"]["passed"], false);
+  EXPECT_EQ(fast["verification"]["violations"], 2);
+  // NaN and Inf have no JSON spelling: they become null.
+  const json& bad = fast["verification"]["trials"][0];
+  EXPECT_TRUE(bad["max_abs_error"].is_null());
+  EXPECT_TRUE(bad["max_rel_error"].is_null());
+  EXPECT_TRUE(bad["rel_l2_error"].is_null());
+  EXPECT_EQ(bad["nonfinite"], 1);
+  const json& mismatch = bad["first_mismatches"][0];
+  EXPECT_EQ(mismatch["index"], 3);
+  EXPECT_EQ(mismatch["coords"], json({0, 3}));
+  EXPECT_TRUE(mismatch["value"].is_null());
+  EXPECT_EQ(mismatch["value_text"], "nan");
+  EXPECT_EQ(mismatch["expected"], 0.5);
+  EXPECT_EQ(bad["first_mismatches"][1]["value_text"], "-inf");
+
+  const json& warp = ln["kernels"][2];
+  EXPECT_EQ(warp["status"], "not_supported");
+  EXPECT_EQ(warp["reason"], "row too long");
+  EXPECT_TRUE(warp["verification"].is_null());
+  EXPECT_TRUE(warp["timing"].is_null());
+  EXPECT_TRUE(warp["bandwidth"].is_null());
+  EXPECT_TRUE(warp["speedup"].is_null());
+
+  EXPECT_EQ(j["problems"][1]["kernels"][0]["status"], "error");
+  EXPECT_EQ(j["problems"][1]["kernels"][1]["status"], "skipped");
+  EXPECT_EQ(j["problems"][2]["status"], "skipped");
+  EXPECT_EQ(j["problems"][2]["reason"], "needs 9 GB");
+}
+
+TEST(Report, ChangedInputsFailVerification) {
+  RunReport r = sample_report();
+  r.problems[0].kernels[0].trials[1].result.inputs_unchanged = false;
+  const json j = report_to_json(r);
+  EXPECT_EQ(j["problems"][0]["kernels"][0]["verification"]["passed"], false);
+  EXPECT_EQ(j["problems"][0]["kernels"][0]["verification"]["trials"][1]["inputs_unchanged"], false);
+}
+
+TEST(Report, SuspiciousOnlyAboveTheCopyBandwidth) {
+  RunReport r = sample_report();
+  r.problems[0].kernels[0].percent_of_copy = 100.0;  // as fast as a copy: plausible
+  r.problems[0].kernels[1].percent_of_copy = 100.5;
+  const json j = report_to_json(r);
+  EXPECT_EQ(j["problems"][0]["kernels"][0]["bandwidth"]["suspicious"], false);
+  EXPECT_EQ(j["problems"][0]["kernels"][1]["bandwidth"]["suspicious"], true);
+}
+
+TEST(Report, FiniteOrNull) {
+  EXPECT_EQ(finite_or_null(1.5), 1.5);
+  EXPECT_EQ(finite_or_null(0.0), 0.0);
+  EXPECT_TRUE(finite_or_null(kNaN).is_null());
+  EXPECT_TRUE(finite_or_null(kInf).is_null());
+  EXPECT_TRUE(finite_or_null(-kInf).is_null());
+}
+
+TEST(Report, AbortedRunWithoutDevice) {
+  RunReport r;
+  r.config = &test_config();
+  r.aborted = "CUDA error: out of memory";
+  r.exit_code = exit_code_for(r);
+  const json j = report_to_json(r);
+  EXPECT_EQ(j["aborted"], "CUDA error: out of memory");
+  EXPECT_EQ(j["exit_code"], 3);
+  EXPECT_TRUE(j["device"].is_null());
+  EXPECT_TRUE(j["copy_bandwidth"].is_null());
+  EXPECT_EQ(j["problems"], json::array());
+  EXPECT_EQ(j["summary"]["kernels"], 0);
+}
+
+TEST(Report, ExitCodeFor) {
+  RunReport r;
+  EXPECT_EQ(exit_code_for(r), 0);
+  ProblemResult p;
+  p.kernels = {kernel("a", KernelStatus::passed), kernel("b", KernelStatus::not_supported),
+               kernel("c", KernelStatus::skipped)};
+  r.problems = {p};
+  EXPECT_EQ(exit_code_for(r), 0);
+  r.problems[0].kernels.push_back(kernel("d", KernelStatus::failed));
+  EXPECT_EQ(exit_code_for(r), 1);
+  r.problems[0].kernels.back().status = KernelStatus::error;
+  EXPECT_EQ(exit_code_for(r), 1);
+  r.aborted = "lost the device";
+  EXPECT_EQ(exit_code_for(r), 3);  // an abort outranks a failure
+}
+
+TEST(Report, KernelStatusNames) {
+  EXPECT_STREQ(to_string(KernelStatus::passed), "passed");
+  EXPECT_STREQ(to_string(KernelStatus::failed), "failed");
+  EXPECT_STREQ(to_string(KernelStatus::not_supported), "not_supported");
+  EXPECT_STREQ(to_string(KernelStatus::error), "error");
+  EXPECT_STREQ(to_string(KernelStatus::skipped), "skipped");
+}
+
+TEST(Report, SameFieldNamesAsTheH100Fixture) {
+  const json fixture = json::parse(
+      testing::read_text(testing::source_path("tests/fixtures/h100_kernelbench_v1.json")));
+  const json j = report_to_json(sample_report());
+  EXPECT_EQ(fixture["schema_version"], j["schema_version"]);
+  EXPECT_EQ(keys(fixture), keys(j));
+  EXPECT_EQ(keys(fixture["config"]), keys(j["config"]));
+  EXPECT_EQ(keys(fixture["device"]), keys(j["device"]));
+  EXPECT_EQ(keys(fixture["settings"]), keys(j["settings"]));
+  EXPECT_EQ(keys(fixture["copy_bandwidth"]), keys(j["copy_bandwidth"]));
+  EXPECT_EQ(keys(fixture["summary"]), keys(j["summary"]));
+  EXPECT_EQ(keys(fixture["problems"][0]), keys(j["problems"][0]));
+  const json& fixture_kernel = fixture["problems"][0]["kernels"][0];
+  const json& kernel_json = j["problems"][0]["kernels"][0];
+  EXPECT_EQ(keys(fixture_kernel), keys(kernel_json));
+  EXPECT_EQ(keys(fixture_kernel["verification"]), keys(kernel_json["verification"]));
+  EXPECT_EQ(keys(fixture_kernel["verification"]["trials"][0]),
+            keys(kernel_json["verification"]["trials"][0]));
+  EXPECT_EQ(keys(fixture_kernel["timing"]), keys(kernel_json["timing"]));
+  EXPECT_EQ(keys(fixture_kernel["bandwidth"]), keys(kernel_json["bandwidth"]));
+  EXPECT_EQ(keys(fixture_kernel["speedup"]), keys(kernel_json["speedup"]));
+}
+
+TEST(Report, FixtureSummaryIsConsistent) {
+  // The summary of a real report counts its kernels' statuses, and its exit code follows.
+  const json fixture = json::parse(
+      testing::read_text(testing::source_path("tests/fixtures/h100_kernelbench_v1.json")));
+  json counts = {{"kernels", 0}, {"passed", 0},  {"failed", 0},
+                 {"error", 0},   {"skipped", 0}, {"not_supported", 0}};
+  for (const json& p : fixture["problems"])
+    for (const json& k : p["kernels"]) {
+      counts["kernels"] = counts["kernels"].get<int>() + 1;
+      const auto status = k["status"].get<std::string>();
+      counts[status] = counts[status].get<int>() + 1;
+    }
+  EXPECT_EQ(fixture["summary"], counts);
+  const bool any_failed = counts["failed"].get<int>() + counts["error"].get<int>() > 0;
+  EXPECT_EQ(fixture["exit_code"], any_failed ? 1 : 0);
+}
+
+TEST(Report, Table) {
+  const std::string table = format_run_table(sample_report());
+  for (const char* text : {"device: Test GPU (132 SMs, cc 9.0)", "copy bandwidth: 2000 GB/s",
+                           "ln  layer_norm 4x8", "layer_norm.naive", "layer_norm.fast",
+                           "layer_norm.warp", "group_norm.naive", "group_norm.other", "passed",
+                           "failed", "not_supported", "error", "skipped", "2 of 32 elements differ",
+                           "row too long", "SKIPPED: needs 9 GB", "    3.0000", "125%", "6.00x"})
+    EXPECT_NE(table.find(text), std::string::npos) << "missing \"" << text << "\" in:\n" << table;
+  EXPECT_EQ(table.find("RUN ABORTED"), std::string::npos);
+
+  RunReport aborted = sample_report();
+  aborted.aborted = "device lost";
+  EXPECT_NE(format_run_table(aborted).find("RUN ABORTED: device lost"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace normbench
