@@ -4,8 +4,8 @@
 
 namespace normbench::kernels {
 namespace {
-cudaError_t launch(const ProblemShape& p, const DeviceCaps& device, const KernelArgs& args) {
-  return launch_rows_in_registers(p, device, args, row_params(args), IdentityEpilogue{});
+cudaError_t launch(const ProblemShape& p, const DeviceCaps&, const KernelArgs& args) {
+  return launch_rows_in_registers(p, args, row_params(args), IdentityEpilogue{});
 }
 }  // namespace
 
