@@ -17,7 +17,7 @@ std::string megabytes(double bytes) {
 }
 }  // namespace
 
-SplitPlan plan_split(const ProblemShape& p, const DeviceCaps& device, int blocks_per_sm) {
+SplitPlan plan_split(const ProblemShape& p, const DeviceCaps& device) {
   SplitPlan plan;
   if (p.segment_size % 4 != 0) {
     plan.unsupported = "segment size is not a multiple of 4 (16-byte slices)";
@@ -32,15 +32,12 @@ SplitPlan plan_split(const ProblemShape& p, const DeviceCaps& device, int blocks
     return plan;
   }
   const int64_t vecs = p.segment_size / 4;
-  // Each of the SM's blocks gets its share of the SM's shared memory (less 1 KB the system
-  // keeps per block), and no more than one block may opt in to.
-  const size_t block_smem = std::min(device.shared_memory_per_block_optin,
-                                     device.shared_memory_per_sm / blocks_per_sm - 1024);
-  const auto vecs_per_block = static_cast<int64_t>((block_smem - kSplitStaticSmemReserve) / 16);
-  const int64_t resident = int64_t{device.sm_count} * blocks_per_sm;
+  const auto vecs_per_block =
+      static_cast<int64_t>((device.shared_memory_per_block_optin - kSplitStaticSmemReserve) / 16);
+  // One 1024-thread block per SM; merge_partials takes at most kMaxBlocksPerSegment.
+  const int64_t resident = std::min<int64_t>(device.sm_count, kMaxBlocksPerSegment);
   const int64_t min_blocks = ceil_div(vecs, vecs_per_block);
-  // merge_partials takes at most kMaxBlocksPerSegment partials.
-  if (min_blocks > std::min<int64_t>(resident, kMaxBlocksPerSegment)) {
+  if (min_blocks > resident) {
     plan.unsupported = "a segment (" + megabytes(4.0 * static_cast<double>(p.segment_size)) +
                        ") exceeds the shared memory of all " + std::to_string(resident) + " SMs (" +
                        megabytes(static_cast<double>(resident * vecs_per_block * 16)) + ")";
@@ -49,8 +46,7 @@ SplitPlan plan_split(const ProblemShape& p, const DeviceCaps& device, int blocks
   const int64_t sets = std::min(resident / min_blocks, p.num_segments);
   // Spread each segment over as many SMs as the sets leave free, but give every thread at
   // least one float4: tiny slices would only add merging work.
-  const int64_t most_useful = std::clamp<int64_t>(vecs / (kSplitThreads / blocks_per_sm),
-                                                  min_blocks, kMaxBlocksPerSegment);
+  const int64_t most_useful = std::max<int64_t>(min_blocks, vecs / kSplitThreads);
   const int64_t blocks = std::clamp(resident / sets, min_blocks, most_useful);
   plan.sets = static_cast<int>(sets);
   plan.blocks_per_segment = static_cast<int>(blocks);
@@ -59,7 +55,7 @@ SplitPlan plan_split(const ProblemShape& p, const DeviceCaps& device, int blocks
 }
 
 std::optional<std::string> split_segment_unsupported(const ProblemShape& p, const DeviceCaps& d) {
-  const SplitPlan plan = plan_split(p, d, 1);
+  const SplitPlan plan = plan_split(p, d);
   if (plan.unsupported.empty()) return std::nullopt;
   return plan.unsupported;
 }
@@ -69,11 +65,10 @@ size_t split_arrivals_bytes(const ProblemShape& p) {
 }
 
 size_t split_segment_workspace(const ProblemShape& p, const DeviceCaps& device) {
-  // Room for the partials of either launch geometry.
-  const int blocks = std::max(plan_split(p, device, 1).blocks_per_segment,
-                              plan_split(p, device, 2).blocks_per_segment);
-  return split_arrivals_bytes(p) +
-         static_cast<size_t>(p.num_segments) * static_cast<size_t>(blocks) * sizeof(SlicePartial);
+  const SplitPlan plan = plan_split(p, device);
+  return split_arrivals_bytes(p) + static_cast<size_t>(p.num_segments) *
+                                       static_cast<size_t>(plan.blocks_per_segment) *
+                                       sizeof(SlicePartial);
 }
 
 }  // namespace normbench::kernels

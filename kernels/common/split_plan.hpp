@@ -33,8 +33,7 @@ struct SplitPlan {
   std::string unsupported;  // non-empty: why the problem cannot run this way
 };
 
-// blocks_per_sm: 1 (1024 threads, up to ~227 KB each) or 2 (512 threads, ~113 KB each).
-SplitPlan plan_split(const ProblemShape& p, const DeviceCaps& device, int blocks_per_sm);
+SplitPlan plan_split(const ProblemShape& p, const DeviceCaps& device);
 std::optional<std::string> split_segment_unsupported(const ProblemShape& p, const DeviceCaps& d);
 // Arrival counters (one per segment, zeroed before each launch, 16-byte padded), then the
 // partials.

@@ -27,13 +27,12 @@
 
 namespace normbench::kernels {
 
-template <int kBlocksPerSm, class Params, class Epilogue>
-__global__ void __launch_bounds__(kSplitThreads / kBlocksPerSm, kBlocksPerSm)
+template <class Params, class Epilogue>
+__global__ void __launch_bounds__(kSplitThreads, 1)
     split_segment_kernel(const float* __restrict__ x, float* __restrict__ y, Params params,
                          Epilogue epilogue, int64_t num_segments, int64_t segment_size,
                          int blocks_per_segment, int sets, double eps,
                          SlicePartial* __restrict__ partials, unsigned* __restrict__ arrivals) {
-  constexpr int kThreads = kSplitThreads / kBlocksPerSm;
   extern __shared__ float4 slice[];
   __shared__ double scratch[64];
   __shared__ SegmentStats shared_stats;
@@ -53,21 +52,21 @@ __global__ void __launch_bounds__(kSplitThreads / kBlocksPerSm, kBlocksPerSm)
     // 1. Load the slice, summing as it arrives; then deviations from the slice mean, on chip.
     float sum = 0.0f;
 #pragma unroll 4
-    for (int i = threadIdx.x; i < n_vecs; i += kThreads) {
+    for (int i = threadIdx.x; i < n_vecs; i += kSplitThreads) {
       const float4 v = load_streaming(xs + i);
       slice[i] = v;
       sum += sum_of(minus(v, shift));
     }
     // A block may own no float4 of a tiny segment; its partial then has count 0.
-    const double block_sum = block_sum2<kThreads>(sum, 0.0, scratch).x;
+    const double block_sum = block_sum2<kSplitThreads>(sum, 0.0, scratch).x;
     const auto slice_delta = count > 0 ? static_cast<float>(block_sum / count) : 0.0f;
     float dev = 0.0f, dev_sq = 0.0f;
-    for (int i = threadIdx.x; i < n_vecs; i += kThreads) {
+    for (int i = threadIdx.x; i < n_vecs; i += kSplitThreads) {
       const float4 d = minus(minus(slice[i], shift), slice_delta);
       dev += sum_of(d);
       dev_sq += (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w);
     }
-    const double2 s = block_sum2<kThreads>(dev, dev_sq, scratch);
+    const double2 s = block_sum2<kSplitThreads>(dev, dev_sq, scratch);
 
     // 2-3. Exchange partials with the other blocks of the set; merge them identically.
     if (threadIdx.x == 0) {
@@ -93,17 +92,17 @@ __global__ void __launch_bounds__(kSplitThreads / kBlocksPerSm, kBlocksPerSm)
     const auto segment_params = params.for_segment(segment);
     float4* ys = reinterpret_cast<float4*>(y + segment * segment_size) + first_vec;
 #pragma unroll 4
-    for (int i = threadIdx.x; i < n_vecs; i += kThreads)
+    for (int i = threadIdx.x; i < n_vecs; i += kSplitThreads)
       store_streaming(ys + i,
                       finish4(slice[i], stats, segment_params.at4((first_vec + i) * 4), epilogue));
     __syncthreads();  // the slice is overwritten by the next segment
   }
 }
 
-template <int kBlocksPerSm = 1, class Params, class Epilogue>
+template <class Params, class Epilogue>
 cudaError_t launch_split_segment(const ProblemShape& p, const DeviceCaps& device,
                                  const KernelArgs& args, Params params, Epilogue epilogue) {
-  const SplitPlan plan = plan_split(p, device, kBlocksPerSm);
+  const SplitPlan plan = plan_split(p, device);
   if (!plan.unsupported.empty()) return cudaErrorInvalidConfiguration;
   auto* arrivals = static_cast<unsigned*>(args.workspace);
   auto* partials =
@@ -111,7 +110,7 @@ cudaError_t launch_split_segment(const ProblemShape& p, const DeviceCaps& device
   cudaError_t error = cudaMemsetAsync(arrivals, 0, split_arrivals_bytes(p), args.stream);
   if (error != cudaSuccess) return error;
 
-  auto kernel = split_segment_kernel<kBlocksPerSm, Params, Epilogue>;
+  auto kernel = split_segment_kernel<Params, Epilogue>;
   error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                static_cast<int>(plan.smem_bytes));
   if (error != cudaSuccess) return error;
@@ -125,8 +124,7 @@ cudaError_t launch_split_segment(const ProblemShape& p, const DeviceCaps& device
       &sets, &eps, &partials, &arrivals};
   return cudaLaunchCooperativeKernel(
       reinterpret_cast<const void*>(kernel),
-      dim3(static_cast<unsigned>(plan.sets * plan.blocks_per_segment)),
-      dim3(kSplitThreads / kBlocksPerSm),
+      dim3(static_cast<unsigned>(plan.sets * plan.blocks_per_segment)), dim3(kSplitThreads),
       kernel_args, plan.smem_bytes, args.stream);
 }
 
