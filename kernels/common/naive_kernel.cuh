@@ -4,9 +4,9 @@
 // variance, normalize), one element per thread per step.
 //
 // Its one concession is accumulating in double: in float, a thread's 16K sequential additions
-// on problem A already miss the 1e-5 tolerance, and a baseline that fails verification
-// cannot be timed. Memory traffic and parallelism, which set its speed, are those of the
-// first attempt. Supports every shape.
+// on problem A lose precision close to the 1e-5 tolerance, and a baseline that fails
+// verification cannot be timed. Memory traffic and parallelism, which set its speed, are those
+// of the first attempt. Supports every shape.
 #pragma once
 
 #include <cuda_runtime.h>
