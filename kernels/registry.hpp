@@ -47,6 +47,9 @@ struct KernelVariant {
                                                    const DeviceCaps& device) = nullptr;
   // Scratch device memory the variant needs; null means none.
   size_t (*workspace_bytes)(const ProblemShape& problem, const DeviceCaps& device) = nullptr;
+  // For a dispatching variant (`<op>.default`): the variant it runs for this problem.
+  const KernelVariant* (*dispatches_to)(const ProblemShape& problem,
+                                        const DeviceCaps& device) = nullptr;
   // Enqueues the kernel(s) on args.stream; returns the launch error, if any.
   cudaError_t (*launch)(const ProblemShape& problem, const DeviceCaps& device,
                         const KernelArgs& args) = nullptr;

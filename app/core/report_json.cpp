@@ -79,6 +79,7 @@ json kernel_json(const KernelResult& k) {
   json j = {{"id", k.id},
             {"description", k.description},
             {"is_baseline", k.is_baseline},
+            {"dispatches_to", k.dispatches_to.empty() ? json(nullptr) : json(k.dispatches_to)},
             {"status", to_string(k.status)},
             {"reason", k.reason.empty() ? json(nullptr) : json(k.reason)},
             {"verification", verification_json(k)},

@@ -39,7 +39,11 @@ std::string kernel_line(const KernelResult& k) {
                             k.percent_of_copy ? fmt::format("{:.0f}%", *k.percent_of_copy) : "-");
   if (k.speedup_vs_baseline) speedup = fmt::format("{:>7.2f}x", *k.speedup_vs_baseline);
   const std::string error = k.trials.empty() ? "-" : fmt::format("{:.1e}", worst_abs_error(k));
-  std::string line = fmt::format("  {:<40} {:<13} {} {} {} {:>8}\n", k.id, to_string(k.status),
+  const std::string name =
+      k.dispatches_to.empty()
+          ? k.id
+          : k.id + " -> " + k.dispatches_to.substr(k.dispatches_to.find('.') + 1);
+  std::string line = fmt::format("  {:<40} {:<13} {} {} {} {:>8}\n", name, to_string(k.status),
                                  timing, bandwidth, speedup, error);
   if (!k.reason.empty()) line += fmt::format("      {}\n", k.reason);
   return line;

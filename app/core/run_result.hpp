@@ -32,6 +32,7 @@ struct KernelResult {
   std::string id;
   std::string description;
   bool is_baseline = false;
+  std::string dispatches_to;  // a dispatching variant's choice for this problem, else empty
   KernelStatus status = KernelStatus::skipped;
   std::string reason;  // why not passed: failed verification, not supported, error, skipped
   std::vector<TrialVerification> trials;

@@ -213,6 +213,9 @@ void run_problem(const ProblemConfig& problem, const std::vector<const KernelVar
       kernel.reason = *reason;
     } else {
       workspace = std::max(workspace, workspace_bytes(*variant, problem.shape, ctx.device.caps));
+      if (variant->dispatches_to)
+        if (const KernelVariant* target = variant->dispatches_to(problem.shape, ctx.device.caps))
+          kernel.dispatches_to = target->id;
     }
     result.kernels.push_back(std::move(kernel));
   }

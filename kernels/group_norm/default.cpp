@@ -11,10 +11,17 @@ size_t workspace(const ProblemShape& p, const DeviceCaps& d) {
 cudaError_t launch(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& args) {
   return dispatch_launch(kTable, p, d, args);
 }
+const KernelVariant* target(const ProblemShape& p, const DeviceCaps& d) {
+  return dispatch(kTable, p, d);
+}
+KernelVariant variant(KernelVariant v) {
+  v.dispatches_to = target;
+  return v;
+}
 }  // namespace
 
 NORMBENCH_REGISTER_KERNEL(
-    make_variant(Op::group_norm, "group_norm.default",
-                 "dispatch: split_group (groups >= 64K elements), else block_per_group", launch,
-                 nullptr, workspace));
+    variant(make_variant(Op::group_norm, "group_norm.default",
+                         "dispatch: split_group (groups >= 64K elements), else block_per_group",
+                         launch, nullptr, workspace)));
 }  // namespace normbench::kernels

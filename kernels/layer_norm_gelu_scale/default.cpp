@@ -13,10 +13,18 @@ size_t workspace(const ProblemShape& p, const DeviceCaps& d) {
 cudaError_t launch(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& args) {
   return dispatch_launch(kTable, p, d, args);
 }
+const KernelVariant* target(const ProblemShape& p, const DeviceCaps& d) {
+  return dispatch(kTable, p, d);
+}
+KernelVariant variant(KernelVariant v) {
+  v.dispatches_to = target;
+  return v;
+}
 }  // namespace
 
-NORMBENCH_REGISTER_KERNEL(make_variant(Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.default",
-                                       "dispatch: warp_per_row (rows <= 1024), two_phase (rows >= "
-                                       "64K, affine), split_row (>= 64K), else block_per_row",
-                                       launch, nullptr, workspace));
+NORMBENCH_REGISTER_KERNEL(
+    variant(make_variant(Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.default",
+                         "dispatch: warp_per_row (rows <= 1024), two_phase (rows >= "
+                         "64K, affine), split_row (>= 64K), else block_per_row",
+                         launch, nullptr, workspace)));
 }  // namespace normbench::kernels

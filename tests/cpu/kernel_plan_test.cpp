@@ -1,0 +1,139 @@
+// The kernel registry and the host-side launch decisions, on a described H100 (no GPU needed):
+// every op has exactly one baseline and a dispatching default, ids follow the rules, each
+// variant's supports() says why it declines a shape, and the defaults pick the variant the
+// kernel notes measured fastest for problems A, B and C.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "config.hpp"
+#include "registry.hpp"
+#include "split_plan.hpp"
+
+namespace normbench {
+namespace {
+
+// As cudaGetDeviceProperties reports an H100 80GB HBM3.
+DeviceCaps h100() {
+  DeviceCaps caps;
+  caps.sm_count = 132;
+  caps.compute_capability_major = 9;
+  caps.shared_memory_per_block_optin = 232448;
+  caps.shared_memory_per_sm = 233472;
+  caps.max_threads_per_sm = 2048;
+  caps.cooperative_launch = true;
+  return caps;
+}
+
+const ProblemConfig& core_problem(const std::string& id) {
+  static const RunConfig config = builtin_config();
+  for (const auto& p : config.problems)
+    if (p.id == id) return p;
+  throw std::logic_error("no problem " + id);
+}
+
+ProblemShape layer_norm_rows(int64_t rows, int64_t row, bool affine = true) {
+  return make_problem_shape(Op::layer_norm, {rows, row}, {row}, 0, 1e-5, 1.0, affine);
+}
+
+// The variant a registered `<op>.default` runs for the problem.
+std::string chosen(const std::string& default_id, const ProblemShape& p) {
+  const KernelVariant* dispatcher = find_kernel(default_id);
+  if (!dispatcher || !dispatcher->dispatches_to) return "(not a dispatcher)";
+  const KernelVariant* v = dispatcher->dispatches_to(p, h100());
+  return v ? v->id : "";
+}
+
+TEST(KernelRegistry, EveryOpHasOneBaselineAndADefault) {
+  for (Op op : kAllOps) {
+    int baselines = 0;
+    for (const auto& k : registered_kernels())
+      if (k.op == op) baselines += k.is_baseline;
+    EXPECT_EQ(baselines, 1) << op_name(op);
+    EXPECT_NE(find_kernel(std::string(op_name(op)) + ".default"), nullptr) << op_name(op);
+    EXPECT_NE(find_kernel(std::string(op_name(op)) + ".naive"), nullptr) << op_name(op);
+  }
+}
+
+TEST(KernelRegistry, IdsAreUniqueDottedAndDescribed) {
+  std::set<std::string> ids;
+  for (const auto& k : registered_kernels()) {
+    EXPECT_TRUE(ids.insert(k.id).second) << k.id;
+    EXPECT_EQ(k.id.rfind(std::string(op_name(k.op)) + ".", 0), 0u) << k.id;
+    EXPECT_FALSE(k.description.empty()) << k.id;
+    EXPECT_NE(k.launch, nullptr) << k.id;
+  }
+}
+
+TEST(KernelRegistry, RejectsDuplicateAndMisnamedIds) {
+  const auto launch = registered_kernels().front().launch;
+  EXPECT_THROW(register_kernel(make_variant(Op::layer_norm, "layer_norm.naive", "dup", launch)),
+               std::logic_error);
+  EXPECT_THROW(register_kernel(make_variant(Op::layer_norm, "group_norm.x", "wrong op", launch)),
+               std::logic_error);
+  EXPECT_THROW(register_kernel(make_variant(Op::layer_norm, "layer_norm.", "empty", launch)),
+               std::logic_error);
+}
+
+TEST(KernelSupport, VariantsSayWhyTheyDecline) {
+  const DeviceCaps caps = h100();
+  const ProblemShape odd = layer_norm_rows(4, 1000003);
+  EXPECT_NE(unsupported_reason(*find_kernel("layer_norm.split_row"), odd, caps), std::nullopt);
+  EXPECT_NE(unsupported_reason(*find_kernel("layer_norm.two_phase"), odd, caps), std::nullopt);
+  EXPECT_NE(unsupported_reason(*find_kernel("layer_norm.warp_per_row"), odd, caps), std::nullopt);
+  for (const char* id : {"layer_norm.naive", "layer_norm.block_per_row", "layer_norm.default"})
+    EXPECT_EQ(unsupported_reason(*find_kernel(id), odd, caps), std::nullopt) << id;
+  // A row of 32M floats (128 MB) does not fit in 132 x 227 KB of shared memory.
+  const auto too_long = unsupported_reason(*find_kernel("layer_norm.split_row"),
+                                           layer_norm_rows(2, int64_t{1} << 25), caps);
+  ASSERT_NE(too_long, std::nullopt);
+  EXPECT_NE(too_long->find("shared memory"), std::string::npos) << *too_long;
+  // A kernel asked for another op's problem declines too.
+  EXPECT_NE(unsupported_reason(*find_kernel("group_norm.naive"), odd, caps), std::nullopt);
+}
+
+TEST(SplitPlan, CutsTheCoreProblemsAcrossAllSms) {
+  const auto a = kernels::plan_split(core_problem("A_layer_norm").shape, h100());
+  EXPECT_TRUE(a.unsupported.empty()) << a.unsupported;
+  EXPECT_EQ(a.sets, 1);  // a 16 MB row needs most of the chip's shared memory
+  EXPECT_EQ(a.blocks_per_segment, 132);
+  EXPECT_EQ(a.smem_bytes, 7944u * 16);  // ceil(1048576 float4 / 132)
+
+  const auto b = kernels::plan_split(core_problem("B_group_norm").shape, h100());
+  EXPECT_TRUE(b.unsupported.empty()) << b.unsupported;
+  EXPECT_EQ(b.sets, 3);  // three 8 MB groups in flight
+  EXPECT_EQ(b.blocks_per_segment, 44);
+  EXPECT_LE(b.smem_bytes, h100().shared_memory_per_block_optin - kernels::kSplitStaticSmemReserve);
+}
+
+TEST(SplitPlan, WorkspaceHoldsCountersAndPartials) {
+  const ProblemShape& b = core_problem("B_group_norm").shape;
+  EXPECT_EQ(kernels::split_arrivals_bytes(b), 896u * 4);
+  EXPECT_EQ(kernels::split_segment_workspace(b, h100()),
+            896u * 4 + 896u * 44 * sizeof(kernels::SlicePartial));
+}
+
+TEST(Dispatch, PicksTheMeasuredFastestVariantForTheCoreProblems) {
+  EXPECT_EQ(chosen("layer_norm.default", core_problem("A_layer_norm").shape),
+            "layer_norm.two_phase");
+  EXPECT_EQ(chosen("group_norm.default", core_problem("B_group_norm").shape),
+            "group_norm.split_group");
+  EXPECT_EQ(chosen("layer_norm_gelu_scale.default", core_problem("C_layer_norm_gelu_scale").shape),
+            "layer_norm_gelu_scale.warp_per_row");
+}
+
+TEST(Dispatch, FallsBackByShape) {
+  EXPECT_EQ(chosen("layer_norm.default", layer_norm_rows(16, 1 << 22, false)),
+            "layer_norm.split_row");
+  EXPECT_EQ(chosen("layer_norm.default", layer_norm_rows(64, 4096)), "layer_norm.block_per_row");
+  EXPECT_EQ(chosen("layer_norm.default", layer_norm_rows(5, 63)), "layer_norm.block_per_row");
+  EXPECT_EQ(chosen("layer_norm.default", layer_norm_rows(2, 1000003)), "layer_norm.block_per_row");
+  EXPECT_EQ(chosen("layer_norm.default", layer_norm_rows(9, 64)), "layer_norm.warp_per_row");
+  const ProblemShape small_groups =
+      make_problem_shape(Op::group_norm, {2, 12, 4, 4}, {}, 12, 1e-5, 1.0, true);
+  EXPECT_EQ(chosen("group_norm.default", small_groups), "group_norm.block_per_group");
+}
+
+}  // namespace
+}  // namespace normbench

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""configs/normbench.schema.json: a valid Draft 2020-12 schema that accepts every shipped config
+and rejects configs that normbench rejects (unknown fields, op-specific fields on the wrong op,
+bad ids). Exits 77 (skipped) without the jsonschema package."""
+
+import glob
+import json
+import os
+import sys
+import unittest
+
+try:
+    import jsonschema
+except ImportError:
+    jsonschema = None
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def problem(**fields):
+    p = {"id": "p", "op": "layer_norm", "shape": [2, 4], "normalized_shape": [4]}
+    p.update(fields)
+    return {"name": "t", "problems": [p]}
+
+
+class ConfigSchema(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        with open(os.path.join(ROOT, "configs", "normbench.schema.json")) as f:
+            schema = json.load(f)
+        jsonschema.Draft202012Validator.check_schema(schema)
+        cls.validator = jsonschema.Draft202012Validator(schema)
+
+    def errors(self, document):
+        return list(self.validator.iter_errors(document))
+
+    def test_shipped_configs_validate(self):
+        configs = [c for c in glob.glob(os.path.join(ROOT, "configs", "*.json"))
+                   if not c.endswith("schema.json")]
+        self.assertGreaterEqual(len(configs), 3)
+        for path in configs:
+            with open(path) as f:
+                self.assertEqual(self.errors(json.load(f)), [], path)
+
+    def test_minimal_config_validates(self):
+        self.assertEqual(self.errors(problem()), [])
+
+    def test_rejects_what_normbench_rejects(self):
+        bad = [
+            {"problems": problem()["problems"]},                      # no name
+            dict(problem(), extra=1),                                 # unknown top-level field
+            dict(problem(), defaults={"timing": {"warmpu": 1}}),      # unknown timing field
+            dict(problem(), defaults={"dtype": "float16"}),           # unsupported dtype
+            problem(grups=2),                                         # unknown problem field
+            problem(groups=2),                                        # groups on layer_norm
+            problem(op="group_norm", normalized_shape=[4]),           # group_norm without groups
+            problem(id=".."),                                         # id that is a path
+            problem(shape=[2, 0]),                                    # non-positive dim
+            problem(eps=0),                                           # eps must be > 0
+            problem(inputs={"x": "gaussian"}),                        # unknown distribution
+            problem(inputs={"x": {"dist": "normal", "std": -1}}),     # negative std
+        ]
+        for document in bad:
+            self.assertNotEqual(self.errors(document), [], json.dumps(document))
+
+
+if __name__ == "__main__":
+    if jsonschema is None:
+        print("skipped: the jsonschema package is not installed")
+        sys.exit(77)
+    sys.exit(0 if unittest.main(exit=False).result.wasSuccessful() else 1)
