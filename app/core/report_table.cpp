@@ -43,7 +43,7 @@ std::string kernel_line(const KernelResult& k) {
       k.dispatches_to.empty()
           ? k.id
           : k.id + " -> " + k.dispatches_to.substr(k.dispatches_to.find('.') + 1);
-  std::string line = fmt::format("  {:<40} {:<13} {} {} {} {:>8}\n", name, to_string(k.status),
+  std::string line = fmt::format("  {:<50} {:<13} {} {} {} {:>8}\n", name, to_string(k.status),
                                  timing, bandwidth, speedup, error);
   if (!k.reason.empty()) line += fmt::format("      {}\n", k.reason);
   return line;
@@ -60,7 +60,7 @@ std::string format_run_table(const RunReport& r) {
                        r.copy_bandwidth->gb_per_s);
   for (const auto& p : r.problems) {
     out += "\n" + problem_line(p);
-    out += fmt::format("  {:<40} {:<13} {:>10} {:>16} {:>8} {:>7} {:>8} {:>8}\n", "kernel",
+    out += fmt::format("  {:<50} {:<13} {:>10} {:>16} {:>8} {:>7} {:>8} {:>8}\n", "kernel",
                        "status", "median ms", "spread", "GB/s", "% copy", "speedup", "max err");
     for (const auto& k : p.kernels) out += kernel_line(k);
   }
