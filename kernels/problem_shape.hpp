@@ -24,6 +24,11 @@ std::optional<Op> op_from_name(std::string_view name);
 // One line for `normbench list`.
 std::string_view op_description(Op op);
 
+// Integer division rounding up: chunks, tiles and blocks needed to cover a count.
+inline int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
 struct ProblemShape {
   Op op = Op::layer_norm;
   std::vector<int64_t> shape;             // full shape of x (row-major, contiguous)

@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "problem_shape.hpp"  // ceil_div
+
 namespace normbench {
 
 int default_thread_count() {

@@ -16,8 +16,4 @@ void parallel_for_chunks(int64_t n, int64_t chunk,
                          const std::function<void(int64_t, int64_t, int64_t)>& body,
                          int threads = default_thread_count());
 
-inline int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
 }  // namespace normbench

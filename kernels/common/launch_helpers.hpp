@@ -28,8 +28,4 @@ inline GeluScalePolyEpilogue gelu_scale_poly(const ProblemShape& p) {
   return {static_cast<float>(p.scale)};
 }
 
-inline int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
 }  // namespace normbench::kernels

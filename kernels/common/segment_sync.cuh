@@ -44,25 +44,22 @@ __device__ __forceinline__ double2 block_sum2(double a, double b, double* scratc
   return make_double2(a, b);
 }
 
-// The synchronization word of one segment: how many blocks of its set have published their
+// Each segment has an arrival counter: how many blocks of its set have published their
 // partial. (Polling it in a tight loop measured faster than a separate release flag polled
 // with __nanosleep backoff: 0.441 vs 0.482 ms on problem A; kernels/NOTES.md.)
-struct SegmentSync {
-  unsigned* arrivals;
-};
 
-// Publishes this block's partial. Called by one thread.
+// Publishes this block's partial and arrives on the segment's counter. Called by one thread.
 __device__ __forceinline__ void publish_partial(SlicePartial* slot, const SlicePartial& mine,
-                                                SegmentSync sync) {
+                                                unsigned* arrivals) {
   *slot = mine;
   __threadfence();
-  atomicAdd(sync.arrivals, 1u);
+  atomicAdd(arrivals, 1u);
 }
 
 // Waits until all `blocks` blocks have published their partial of the segment. Called by one
 // thread; the caller then syncs its block.
-__device__ __forceinline__ void wait_for_partials(SegmentSync sync, unsigned blocks) {
-  while (load_acquire(sync.arrivals) < blocks) {
+__device__ __forceinline__ void wait_for_partials(const unsigned* arrivals, unsigned blocks) {
+  while (load_acquire(arrivals) < blocks) {
   }
 }
 

@@ -73,9 +73,8 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
       const SlicePartial mine =
           count > 0 ? SlicePartial{count, slice_delta + s.x / count, s.y - s.x * s.x / count}
                     : SlicePartial{0.0, 0.0, 0.0};
-      const SegmentSync sync{arrivals + segment};
-      publish_partial(partials + segment * k + member, mine, sync);
-      wait_for_partials(sync, static_cast<unsigned>(k));
+      publish_partial(partials + segment * k + member, mine, arrivals + segment);
+      wait_for_partials(arrivals + segment, static_cast<unsigned>(k));
     }
     __syncthreads();
     if (threadIdx.x < 32) {

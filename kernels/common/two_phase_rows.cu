@@ -72,9 +72,8 @@ cudaError_t launch_row_statistics(const ProblemShape& p, const KernelArgs& args,
                                   SegmentStats** stats) {
   const int64_t tiles = tiles_per_row(p);
   auto* partials = static_cast<SlicePartial*>(args.workspace);
-  *stats = reinterpret_cast<SegmentStats*>(
-      static_cast<char*>(args.workspace) +
-      (static_cast<size_t>(p.num_segments * tiles) * sizeof(SlicePartial) + 15) / 16 * 16);
+  *stats = reinterpret_cast<SegmentStats*>(static_cast<char*>(args.workspace) +
+                                           two_phase_stats_offset(p));
   tile_stats_kernel<<<static_cast<unsigned>(p.num_segments * tiles), kTileThreads, 0,
                       args.stream>>>(args.x, p.segment_size, tiles, partials);
   merge_row_stats_kernel<<<static_cast<unsigned>(p.num_segments), kTileThreads, 0, args.stream>>>(

@@ -82,11 +82,15 @@ inline std::optional<std::string> two_phase_unsupported(const ProblemShape& p, c
   return std::nullopt;
 }
 
-// Tile partials, then per-row statistics (16-byte aligned).
+// The workspace holds the tile partials, then the per-row statistics from this offset.
+inline size_t two_phase_stats_offset(const ProblemShape& p) {
+  return static_cast<size_t>(
+      ceil_div(p.num_segments * tiles_per_row(p) * static_cast<int64_t>(sizeof(SlicePartial)), 16) *
+      16);
+}
+
 inline size_t two_phase_workspace(const ProblemShape& p, const DeviceCaps&) {
-  const size_t partials =
-      static_cast<size_t>(p.num_segments * tiles_per_row(p)) * sizeof(SlicePartial);
-  return (partials + 15) / 16 * 16 + static_cast<size_t>(p.num_segments) * sizeof(SegmentStats);
+  return two_phase_stats_offset(p) + static_cast<size_t>(p.num_segments) * sizeof(SegmentStats);
 }
 
 template <class Epilogue>

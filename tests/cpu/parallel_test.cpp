@@ -1,6 +1,7 @@
 // The chunked parallel loop every host-side pass uses: each chunk exactly once, with the same
 // bounds for any thread count, and the first exception rethrown.
 #include "parallel.hpp"
+#include "problem_shape.hpp"  // ceil_div
 
 #include <gtest/gtest.h>
 
