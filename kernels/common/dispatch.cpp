@@ -14,6 +14,8 @@ const KernelVariant* dispatch(const DispatchTable& table, const ProblemShape& p,
     preference.push_back(&table.registers_id);
   if (!table.two_phase_id.empty() && p.affine && p.segment_size >= kSplitMinSegment)
     preference.push_back(&table.two_phase_id);
+  if (!table.lookahead_id.empty() && p.segment_size >= kSplitMinSegment)
+    preference.push_back(&table.lookahead_id);
   if (p.segment_size >= kSplitMinSegment) preference.push_back(&table.split_id);
   preference.push_back(&table.general_id);
   for (const std::string* id : preference) {

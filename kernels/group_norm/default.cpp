@@ -1,10 +1,11 @@
-// group_norm.default: picks split_group for groups of 64K elements or more, else
-// block_per_group (common/dispatch.hpp). Supports every shape.
+// group_norm.default: picks lookahead (or split_group where lookahead declines) for groups of
+// 64K elements or more, else block_per_group (common/dispatch.hpp). Supports every shape.
 #include "dispatch.hpp"
 
 namespace normbench::kernels {
 namespace {
-const DispatchTable kTable{"", "", "group_norm.split_group", "group_norm.block_per_group"};
+const DispatchTable kTable{"", "", "group_norm.lookahead", "group_norm.split_group",
+                           "group_norm.block_per_group"};
 size_t workspace(const ProblemShape& p, const DeviceCaps& d) {
   return dispatch_workspace(kTable, p, d);
 }
@@ -22,6 +23,7 @@ KernelVariant variant(KernelVariant v) {
 
 NORMBENCH_REGISTER_KERNEL(
     variant(make_variant(Op::group_norm, "group_norm.default",
-                         "dispatch: split_group (groups >= 64K elements), else block_per_group",
+                         "dispatch: lookahead or split_group (groups >= 64K elements), else "
+                         "block_per_group",
                          launch, nullptr, workspace)));
 }  // namespace normbench::kernels

@@ -5,7 +5,7 @@
 namespace normbench::kernels {
 namespace {
 const DispatchTable kTable{"layer_norm_gelu_scale.warp_per_row", "layer_norm_gelu_scale.two_phase",
-                           "layer_norm_gelu_scale.split_row",
+                           "", "layer_norm_gelu_scale.split_row",
                            "layer_norm_gelu_scale.block_per_row"};
 size_t workspace(const ProblemShape& p, const DeviceCaps& d) {
   return dispatch_workspace(kTable, p, d);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "config.hpp"
+#include "lookahead_plan.hpp"
 #include "registry.hpp"
 #include "split_plan.hpp"
 
@@ -114,11 +115,66 @@ TEST(SplitPlan, WorkspaceHoldsCountersAndPartials) {
             896u * 4 + 896u * 44 * sizeof(kernels::SlicePartial));
 }
 
+ProblemShape group_norm_groups(int64_t n, int64_t channels, int64_t spatial, int64_t groups) {
+  return make_problem_shape(Op::group_norm, {n, channels, spatial}, {}, groups, 1e-5, 1.0, true);
+}
+
+TEST(LookaheadPlan, CutsProblemBIntoEvenPiecesThatCoverEachGroup) {
+  const auto b = kernels::plan_lookahead(core_problem("B_group_norm").shape, h100());
+  ASSERT_EQ(b.unsupported, "");
+  EXPECT_EQ(b.blocks, 132);
+  EXPECT_EQ(b.chunk_vecs, kernels::kLookaheadDataThreads * kernels::kLookaheadVecsPerThread);
+  EXPECT_EQ(b.chunks_per_segment, 3);  // 524288 float4s over 132 blocks in chunks of 1440
+  EXPECT_EQ(b.piece_vecs, 1324);       // ceil(524288 / (132 * 3))
+  EXPECT_GE(int64_t{b.blocks} * b.chunks_per_segment * b.piece_vecs, 524288);
+  EXPECT_LT(int64_t{b.blocks} * b.chunks_per_segment * (b.piece_vecs - 1), 524288);
+  EXPECT_LE(b.piece_vecs, b.chunk_vecs);
+  EXPECT_EQ(b.lead_chunks, kernels::kLookaheadLeadChunks);
+  EXPECT_EQ(b.ring_chunks, 3 + kernels::kLookaheadLeadChunks + kernels::kLookaheadPrefetchChunks);
+  EXPECT_EQ(b.smem_bytes, static_cast<size_t>(b.ring_chunks) * b.chunk_vecs * 16);
+  EXPECT_LE(b.smem_bytes,
+            h100().shared_memory_per_block_optin - kernels::kLookaheadStaticSmemReserve);
+}
+
+TEST(LookaheadPlan, LeadStaysBelowAGroupSoTheDoubleBufferedStatisticsAreSafe) {
+  // 2 x 12 x 16 with 12 groups: groups of 16 elements, one chunk each.
+  const auto tiny = kernels::plan_lookahead(group_norm_groups(2, 12, 16, 12), h100());
+  ASSERT_EQ(tiny.unsupported, "");
+  EXPECT_EQ(tiny.chunks_per_segment, 1);
+  EXPECT_EQ(tiny.lead_chunks, 0);
+  EXPECT_EQ(tiny.piece_vecs, 1);
+  for (int lead = 0; lead < 8; ++lead) {
+    const auto p = kernels::plan_lookahead(core_problem("B_group_norm").shape, h100(), 3, lead, 1);
+    EXPECT_LT(p.lead_chunks, p.chunks_per_segment) << lead;
+  }
+}
+
+TEST(LookaheadPlan, DeclinesGroupsItCannotHoldOrCut) {
+  // One group of 64 MB: its chunks do not fit in one SM's ring.
+  const auto huge = group_norm_groups(1, 64, 1 << 18, 1);
+  const auto reason = unsupported_reason(*find_kernel("group_norm.lookahead"), huge, h100());
+  ASSERT_NE(reason, std::nullopt);
+  EXPECT_NE(reason->find("ring"), std::string::npos) << *reason;
+  const auto odd = group_norm_groups(2, 4, 3, 2);  // groups of 6 elements
+  EXPECT_NE(unsupported_reason(*find_kernel("group_norm.lookahead"), odd, h100()), std::nullopt);
+  DeviceCaps no_cooperative = h100();
+  no_cooperative.cooperative_launch = false;
+  EXPECT_NE(kernels::plan_lookahead(core_problem("B_group_norm").shape, no_cooperative).unsupported,
+            "");
+}
+
+TEST(LookaheadPlan, WorkspaceHoldsCountersAndAPartialPerGroupAndBlock) {
+  const ProblemShape& b = core_problem("B_group_norm").shape;
+  EXPECT_EQ(kernels::lookahead_arrivals_bytes(b), 896u * 4);
+  EXPECT_EQ(kernels::lookahead_workspace(b, h100()),
+            896u * 4 + 896u * 132 * sizeof(kernels::SlicePartial));
+}
+
 TEST(Dispatch, PicksTheMeasuredFastestVariantForTheCoreProblems) {
   EXPECT_EQ(chosen("layer_norm.default", core_problem("A_layer_norm").shape),
             "layer_norm.two_phase");
   EXPECT_EQ(chosen("group_norm.default", core_problem("B_group_norm").shape),
-            "group_norm.split_group");
+            "group_norm.lookahead");
   EXPECT_EQ(chosen("layer_norm_gelu_scale.default", core_problem("C_layer_norm_gelu_scale").shape),
             "layer_norm_gelu_scale.warp_per_row");
 }
@@ -133,6 +189,9 @@ TEST(Dispatch, FallsBackByShape) {
   const ProblemShape small_groups =
       make_problem_shape(Op::group_norm, {2, 12, 4, 4}, {}, 12, 1e-5, 1.0, true);
   EXPECT_EQ(chosen("group_norm.default", small_groups), "group_norm.block_per_group");
+  // Groups of 24 MB: too long for the lookahead rings, not for the split kernel's slices.
+  EXPECT_EQ(chosen("group_norm.default", group_norm_groups(1, 24, 1 << 18, 1)),
+            "group_norm.split_group");
 }
 
 }  // namespace
