@@ -89,12 +89,6 @@ struct RowParams {
       return {__ldg(reinterpret_cast<const float4*>(weight + pos)),
               __ldg(reinterpret_cast<const float4*>(bias + pos))};
     }
-    // Whether elements first..last+3 share one weight and bias (then in `wb`): only without
-    // affine, since every element of a row has its own.
-    __device__ __forceinline__ bool uniform4(int64_t, int64_t, WeightBias4& wb) const {
-      wb = {kOnes4, kZeros4};
-      return weight == nullptr;
-    }
   };
   __device__ __forceinline__ Segment for_segment(int64_t) const { return {weight, bias}; }
 };
@@ -130,17 +124,6 @@ struct ChannelParams {
       }
       const float2 a = at(pos), b = at(pos + 1), c = at(pos + 2), d = at(pos + 3);
       return {make_float4(a.x, b.x, c.x, d.x), make_float4(a.y, b.y, c.y, d.y)};
-    }
-    // Whether elements first..last+3 lie in one channel (then its weight and bias in `wb`):
-    // one lookup for a thread's float4s of a chunk instead of one each.
-    __device__ __forceinline__ bool uniform4(int64_t first, int64_t last, WeightBias4& wb) const {
-      if (!weight) {
-        wb = {kOnes4, kZeros4};
-        return true;
-      }
-      if (channel(first) != channel(last + 3)) return false;
-      wb = at4(first);
-      return true;
     }
   };
   __device__ __forceinline__ Segment for_segment(int64_t segment) const {
