@@ -942,10 +942,19 @@ def problem_json(r, copy):
 
 
 def git_revision():
+    """As normbench's build records it: NORMBENCH_GIT_REVISION where set (a copied tree may
+    carry a stale .git), else git's HEAD with "-dirty" for uncommitted changes."""
+    if os.environ.get("NORMBENCH_GIT_REVISION"):
+        return os.environ["NORMBENCH_GIT_REVISION"]
     try:
-        out = subprocess.run(["git", "-C", REPO_ROOT, "rev-parse", "--short=12", "HEAD"],
-                             capture_output=True, text=True, timeout=10)
-        return out.stdout.strip() or None
+        head = subprocess.run(["git", "-C", REPO_ROOT, "rev-parse", "--short=12", "HEAD"],
+                              capture_output=True, text=True, timeout=10).stdout.strip()
+        if not head:
+            return None
+        changes = subprocess.run(["git", "-C", REPO_ROOT, "status", "--porcelain",
+                                  "--untracked-files=no"],
+                                 capture_output=True, text=True, timeout=10).stdout.strip()
+        return head + ("-dirty" if changes else "")
     except (OSError, subprocess.SubprocessError):
         return None
 
