@@ -9,8 +9,7 @@ namespace normbench::kernels {
 // Copies 16 bytes, bypassing L1 (.cg).
 __device__ __forceinline__ void copy_async16(float4* smem, const float4* global) {
   const auto address = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(address), "l"(global)
-               : "memory");
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(address), "l"(global) : "memory");
 }
 
 // Closes this thread's current group of copies.

@@ -43,7 +43,7 @@ struct LookaheadArgs {
   int piece_vecs;          // float4s of a group a block reads per step
   int chunks_per_segment;  // steps per group
   int lead_chunks;
-  int ring_chunks;         // chunks_per_segment + lead_chunks + kPrefetch
+  int ring_chunks;  // chunks_per_segment + lead_chunks + kPrefetch
   double eps;
   SlicePartial* partials;  // [group][block]
   unsigned* arrivals;      // [group], zeroed
@@ -131,8 +131,8 @@ __device__ __forceinline__ void exchange_warp(
   for (int64_t segment = 0; segment < a.num_segments; ++segment) {
     const float shift = __ldg(a.x + segment * a.segment_size);
     barrier_wait(partials_barrier(segment));
-    const double2 w = lane < kLookaheadDataWarps ? warp_partials[segment & 1][lane]
-                                                 : make_double2(0.0, 0.0);
+    const double2 w =
+        lane < kLookaheadDataWarps ? warp_partials[segment & 1][lane] : make_double2(0.0, 0.0);
     const double sum = warp_sum_all(w.x), sum_sq = warp_sum_all(w.y);
     if (lane == 0) {
       const double count = 4.0 * n_vecs;
@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(kLookaheadThreads, 1)
   extern __shared__ float4 ring[];
   __shared__ double2 warp_partials[2][kLookaheadDataWarps];  // [segment parity][data warp]
   __shared__ SegmentStats segment_stats[2];                  // [segment parity]
-  __shared__ float2 folded[2][kMaxFoldedChannels];  // [segment parity][channel in group]
+  __shared__ float2 folded[2][kMaxFoldedChannels];           // [segment parity][channel in group]
   // The channel (in the group) of the block's chunk c if its whole piece lies in one;
   // kStraddles if it spans several (then a channel per float4); kNotFolded where the folded
   // table does not cover the group (then weight and bias are looked up per float4).
@@ -188,11 +188,11 @@ __global__ void __launch_bounds__(kLookaheadThreads, 1)
   const int64_t stride = static_cast<int64_t>(blocks) * a.piece_vecs;
   const int64_t origin = static_cast<int64_t>(block) * a.piece_vecs;
   const int64_t group_channels = params.channels_per_group;
-  const int folded_channels =
-      params.weight == nullptr ? 1
-                               : (group_channels <= kMaxFoldedChannels && params.spatial % 4 == 0
-                                      ? static_cast<int>(group_channels)
-                                      : 0);
+  const int folded_channels = params.weight == nullptr
+                                  ? 1
+                                  : (group_channels <= kMaxFoldedChannels && params.spatial % 4 == 0
+                                         ? static_cast<int>(group_channels)
+                                         : 0);
   for (int c = tid; c < kMaxFoldedChunks; c += kLookaheadThreads) {
     const int64_t first = origin + c * stride;  // the piece's first float4
     const int64_t end = min(first + a.piece_vecs, vecs);
@@ -217,8 +217,9 @@ __global__ void __launch_bounds__(kLookaheadThreads, 1)
   const int in_piece = min(kVecs, max(0, (a.piece_vecs - tid + kThreads - 1) / kThreads));
   // How many of them a chunk whose thread's first float4 is at `first` holds (a prefix).
   auto valid = [&](int64_t first) {
-    return first < vecs ? static_cast<int>(min(int64_t{in_piece}, (vecs - first + kThreads - 1) / kThreads))
-                        : 0;
+    return first < vecs
+               ? static_cast<int>(min(int64_t{in_piece}, (vecs - first + kThreads - 1) / kThreads))
+               : 0;
   };
   const int64_t stats_steps = a.num_segments * chunks;
   const int64_t delay = chunks + a.lead_chunks;
@@ -297,22 +298,24 @@ __global__ void __launch_bounds__(kLookaheadThreads, 1)
 #pragma unroll
         for (int j = 0; j < kVecs; ++j)
           if (j < norm_valid) {
-            const int c = channel >= 0 ? channel
-                                       : static_cast<int>(group.channel((norm.first + j * kThreads) * 4));
+            const int c = channel >= 0
+                              ? channel
+                              : static_cast<int>(group.channel((norm.first + j * kThreads) * 4));
             const float2 k = folded[norm.segment & 1][c];
             const float4 d = minus(nv[j], norm_stats.shift);
-            store_streaming(ys + j * kThreads,
-                            make_float4(epilogue(fmaf(d.x, k.x, k.y)), epilogue(fmaf(d.y, k.x, k.y)),
-                                        epilogue(fmaf(d.z, k.x, k.y)), epilogue(fmaf(d.w, k.x, k.y))));
+            store_streaming(
+                ys + j * kThreads,
+                make_float4(epilogue(fmaf(d.x, k.x, k.y)), epilogue(fmaf(d.y, k.x, k.y)),
+                            epilogue(fmaf(d.z, k.x, k.y)), epilogue(fmaf(d.w, k.x, k.y))));
           }
       } else {
         const auto group = params.for_segment(norm.segment);
 #pragma unroll
         for (int j = 0; j < kVecs; ++j)
           if (j < norm_valid)
-            store_streaming(ys + j * kThreads,
-                            finish4(nv[j], norm_stats,
-                                    group.at4((norm.first + j * kThreads) * 4), epilogue));
+            store_streaming(
+                ys + j * kThreads,
+                finish4(nv[j], norm_stats, group.at4((norm.first + j * kThreads) * 4), epilogue));
       }
       norm.advance(chunks, a.ring_chunks, stride);
     }
@@ -336,14 +339,14 @@ cudaError_t launch_lookahead_groups(const ProblemShape& p, const DeviceCaps& dev
   error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                static_cast<int>(plan.smem_bytes));
   if (error != cudaSuccess) return error;
-  LookaheadArgs a{args.x,           args.y,           p.num_segments, p.segment_size,
-                  plan.piece_vecs,  plan.chunks_per_segment, plan.lead_chunks, plan.ring_chunks,
-                  p.eps,            partials,         arrivals};
+  LookaheadArgs a{args.x,           args.y,           p.num_segments,
+                  p.segment_size,   plan.piece_vecs,  plan.chunks_per_segment,
+                  plan.lead_chunks, plan.ring_chunks, p.eps,
+                  partials,         arrivals};
   void* kernel_args[] = {&a, &params, &epilogue};
-  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel),
-                                     dim3(static_cast<unsigned>(plan.blocks)),
-                                     dim3(kLookaheadThreads), kernel_args, plan.smem_bytes,
-                                     args.stream);
+  return cudaLaunchCooperativeKernel(
+      reinterpret_cast<const void*>(kernel), dim3(static_cast<unsigned>(plan.blocks)),
+      dim3(kLookaheadThreads), kernel_args, plan.smem_bytes, args.stream);
 }
 
 }  // namespace normbench::kernels

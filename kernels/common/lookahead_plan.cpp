@@ -35,8 +35,8 @@ LookaheadPlan plan_lookahead(const ProblemShape& p, const DeviceCaps& device, in
   // partials, so they must have normalized all of group s by then: lead < chunks per group.
   plan.lead_chunks = std::min(lead_chunks, plan.chunks_per_segment - 1);
   plan.ring_chunks = plan.chunks_per_segment + plan.lead_chunks + prefetch_chunks;
-  plan.smem_bytes = static_cast<size_t>(plan.ring_chunks) * static_cast<size_t>(plan.chunk_vecs) *
-                    16;
+  plan.smem_bytes =
+      static_cast<size_t>(plan.ring_chunks) * static_cast<size_t>(plan.chunk_vecs) * 16;
   const size_t room = device.shared_memory_per_block_optin > kLookaheadStaticSmemReserve
                           ? device.shared_memory_per_block_optin - kLookaheadStaticSmemReserve
                           : 0;

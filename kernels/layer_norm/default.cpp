@@ -4,8 +4,8 @@
 
 namespace normbench::kernels {
 namespace {
-const DispatchTable kTable{"layer_norm.warp_per_row", "layer_norm.two_phase",
-                           "", "layer_norm.split_row", "layer_norm.block_per_row"};
+const DispatchTable kTable{"layer_norm.warp_per_row", "layer_norm.two_phase", "",
+                           "layer_norm.split_row", "layer_norm.block_per_row"};
 size_t workspace(const ProblemShape& p, const DeviceCaps& d) {
   return dispatch_workspace(kTable, p, d);
 }
