@@ -330,9 +330,9 @@ cudaError_t launch_lookahead_groups(const ProblemShape& p, const DeviceCaps& dev
   const LookaheadPlan plan = plan_lookahead(p, device);
   if (!plan.unsupported.empty()) return cudaErrorInvalidConfiguration;
   auto* arrivals = static_cast<unsigned*>(args.workspace);
-  auto* partials = reinterpret_cast<SlicePartial*>(static_cast<char*>(args.workspace) +
-                                                   lookahead_arrivals_bytes(p));
-  cudaError_t error = cudaMemsetAsync(arrivals, 0, lookahead_arrivals_bytes(p), args.stream);
+  auto* partials =
+      reinterpret_cast<SlicePartial*>(static_cast<char*>(args.workspace) + split_arrivals_bytes(p));
+  cudaError_t error = cudaMemsetAsync(arrivals, 0, split_arrivals_bytes(p), args.stream);
   if (error != cudaSuccess) return error;
 
   auto kernel = lookahead_groups_kernel<Epilogue, kVecs, kPrefetch>;

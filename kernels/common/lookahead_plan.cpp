@@ -57,14 +57,10 @@ std::optional<std::string> lookahead_unsupported(const ProblemShape& p, const De
   return plan.unsupported;
 }
 
-size_t lookahead_arrivals_bytes(const ProblemShape& p) {
-  return static_cast<size_t>(ceil_div(p.num_segments * 4, 16) * 16);
-}
-
 size_t lookahead_workspace(const ProblemShape& p, const DeviceCaps& device) {
   const LookaheadPlan plan = plan_lookahead(p, device);
-  return lookahead_arrivals_bytes(p) + static_cast<size_t>(p.num_segments) *
-                                           static_cast<size_t>(plan.blocks) * sizeof(SlicePartial);
+  return split_arrivals_bytes(p) + static_cast<size_t>(p.num_segments) *
+                                       static_cast<size_t>(plan.blocks) * sizeof(SlicePartial);
 }
 
 }  // namespace normbench::kernels

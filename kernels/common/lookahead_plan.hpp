@@ -50,9 +50,8 @@ LookaheadPlan plan_lookahead(const ProblemShape& p, const DeviceCaps& device,
                              int lead_chunks = kLookaheadLeadChunks,
                              int prefetch_chunks = kLookaheadPrefetchChunks);
 std::optional<std::string> lookahead_unsupported(const ProblemShape& p, const DeviceCaps& d);
-// Arrival counters (one per segment, zeroed before each launch), then one SlicePartial per
+// As the split kernel's: arrival counters (split_arrivals_bytes), then one SlicePartial per
 // segment and block.
-size_t lookahead_arrivals_bytes(const ProblemShape& p);
 size_t lookahead_workspace(const ProblemShape& p, const DeviceCaps& device);
 
 }  // namespace normbench::kernels

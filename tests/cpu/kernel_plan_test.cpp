@@ -165,7 +165,7 @@ TEST(LookaheadPlan, DeclinesGroupsItCannotHoldOrCut) {
 
 TEST(LookaheadPlan, WorkspaceHoldsCountersAndAPartialPerGroupAndBlock) {
   const ProblemShape& b = core_problem("B_group_norm").shape;
-  EXPECT_EQ(kernels::lookahead_arrivals_bytes(b), 896u * 4);
+  EXPECT_EQ(kernels::split_arrivals_bytes(b), 896u * 4);
   EXPECT_EQ(kernels::lookahead_workspace(b, h100()),
             896u * 4 + 896u * 132 * sizeof(kernels::SlicePartial));
 }
