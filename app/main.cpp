@@ -6,20 +6,22 @@
 #include <string>
 #include <vector>
 
-#include "cli/compare_command.hpp"
-#include "cli/list_command.hpp"
-#include "cli/report_command.hpp"
-#include "cli/run_command.hpp"
-#include "errors.hpp"
-#include "version.hpp"
+#include "app/cli/compare_command.hpp"
+#include "app/cli/list_command.hpp"
+#include "app/cli/report_command.hpp"
+#include "app/cli/run_command.hpp"
+#include "app/util/errors.hpp"
+#include "app/util/version.hpp"
 
 int main(int argc, char** argv) {
   using namespace normbench;
-  CLI::App app{"normbench: verify CUDA normalization kernels against a float64 reference and "
-               "time them.\nExit codes: 0 all verified, 1 a kernel failed verification, "
-               "2 bad usage or config, 3 CUDA/runtime error or no GPU; compare: 1 a regression, "
-               "4 --strict and some verdict inconclusive."};
-  app.set_version_flag("--version", std::string("normbench ") + version() + " (" + git_revision() + ")");
+  CLI::App app{
+      "normbench: verify CUDA normalization kernels against a float64 reference and "
+      "time them.\nExit codes: 0 all verified, 1 a kernel failed verification, "
+      "2 bad usage or config, 3 CUDA/runtime error or no GPU; compare: 1 a regression, "
+      "4 --strict and some verdict inconclusive."};
+  app.set_version_flag("--version",
+                       std::string("normbench ") + version() + " (" + git_revision() + ")");
   app.require_subcommand(1);
 
   RunOptions run_options;

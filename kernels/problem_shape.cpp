@@ -1,4 +1,4 @@
-#include "problem_shape.hpp"
+#include "kernels/problem_shape.hpp"
 
 #include <functional>
 #include <numeric>

@@ -1,4 +1,4 @@
-#include "registry.hpp"
+#include "kernels/registry.hpp"
 
 #include <algorithm>
 #include <stdexcept>

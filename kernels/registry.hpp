@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "problem_shape.hpp"
+#include "kernels/problem_shape.hpp"
 
 namespace normbench {
 

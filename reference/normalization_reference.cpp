@@ -1,10 +1,10 @@
-#include "normalization_reference.hpp"
+#include "reference/normalization_reference.hpp"
 
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 
-#include "parallel.hpp"
+#include "reference/parallel_chunks.hpp"
 
 namespace normbench {
 

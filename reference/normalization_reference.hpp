@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "problem_shape.hpp"
+#include "kernels/problem_shape.hpp"
 
 namespace normbench {
 

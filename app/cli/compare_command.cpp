@@ -1,9 +1,9 @@
-#include "compare_command.hpp"
+#include "app/cli/compare_command.hpp"
 
 #include <cstdio>
 
-#include "compare_format.hpp"
-#include "compare_report.hpp"
+#include "app/compare/compare_format.hpp"
+#include "app/results/compare_report.hpp"
 
 namespace normbench {
 
@@ -15,9 +15,11 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
       "2 bad usage, unreadable report or refused mismatch, 4 --strict and some verdict "
       "inconclusive.");
   cmd->add_option("baseline", o.baseline, "Baseline report (JSON from normbench run)")->required();
-  cmd->add_option("candidate", o.candidate, "Candidate report (JSON from normbench run)")->required();
-  CLI::Option* format = cmd->add_option("--format", o.format, "Output: table (default), markdown, json")
-                            ->check(CLI::IsMember({"table", "markdown", "json"}));
+  cmd->add_option("candidate", o.candidate, "Candidate report (JSON from normbench run)")
+      ->required();
+  CLI::Option* format =
+      cmd->add_option("--format", o.format, "Output: table (default), markdown, json")
+          ->check(CLI::IsMember({"table", "markdown", "json"}));
   cmd->add_flag("--json", o.json, "Same as --format json")->excludes(format);
   CompareSettings& s = o.settings;
   cmd->add_option("--max-slowdown", s.max_slowdown,
@@ -34,7 +36,8 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
                 "A kernel missing from the candidate (or no longer run) is not a regression");
   cmd->add_flag("--allow-mismatch", s.allow_mismatch,
                 "Compare reports of different GPU models or configs anyway (with a warning)");
-  cmd->add_flag("--strict", s.strict, "Exit 4 when some verdict is inconclusive (and none regressed)");
+  cmd->add_flag("--strict", s.strict,
+                "Exit 4 when some verdict is inconclusive (and none regressed)");
   return cmd;
 }
 
@@ -42,7 +45,8 @@ int run_compare_command(const CompareOptions& o) {
   const ComparableReport baseline = load_report(o.baseline);
   const ComparableReport candidate = load_report(o.candidate);
   const Comparison comparison = compare_reports(baseline, candidate, o.settings);
-  for (const auto& w : comparison.warnings) std::fprintf(stderr, "normbench: warning: %s\n", w.c_str());
+  for (const auto& w : comparison.warnings)
+    std::fprintf(stderr, "normbench: warning: %s\n", w.c_str());
   const std::string format = o.json ? "json" : o.format;
   if (format == "json")
     std::puts(compare_to_json(comparison).dump(2).c_str());

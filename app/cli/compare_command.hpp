@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "compare.hpp"
+#include "app/compare/compare.hpp"
 
 namespace normbench {
 

@@ -1,11 +1,11 @@
-#include "list_command.hpp"
+#include "app/cli/list_command.hpp"
 
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "registry.hpp"
+#include "kernels/registry.hpp"
 
 namespace normbench {
 

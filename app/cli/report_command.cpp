@@ -1,12 +1,12 @@
-#include "report_command.hpp"
+#include "app/cli/report_command.hpp"
 
 #include <cstdio>
 
-#include "atomic_file.hpp"
-#include "errors.hpp"
-#include "report_html.hpp"
-#include "report_markdown.hpp"
-#include "report_model.hpp"
+#include "app/render/report_html.hpp"
+#include "app/render/report_markdown.hpp"
+#include "app/render/report_model.hpp"
+#include "app/util/atomic_file.hpp"
+#include "app/util/errors.hpp"
 
 namespace normbench {
 

@@ -1,17 +1,17 @@
-#include "run_command.hpp"
+#include "app/cli/run_command.hpp"
 
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "atomic_file.hpp"
-#include "config.hpp"
-#include "errors.hpp"
-#include "parallel.hpp"
-#include "report_json.hpp"
-#include "report_table.hpp"
-#include "run_pipeline.hpp"
+#include "app/config/config.hpp"
+#include "app/render/report_table.hpp"
+#include "app/results/report_json.hpp"
+#include "app/run/run_pipeline.hpp"
+#include "app/util/atomic_file.hpp"
+#include "app/util/errors.hpp"
+#include "reference/parallel_chunks.hpp"
 
 namespace normbench {
 

@@ -1,6 +1,6 @@
 // group_norm.default: picks lookahead (or split_group where lookahead declines) for groups of
 // 64K elements or more, else block_per_group (common/dispatch.hpp). Supports every shape.
-#include "dispatch.hpp"
+#include "kernels/dispatch.hpp"
 
 namespace normbench::kernels {
 namespace {

@@ -3,7 +3,7 @@
 // normalized, so that DRAM never waits for the cross-block exchange
 // (common/lookahead_groups.cuh). Assumes group size % 4 == 0 and a group that fits in the
 // rings of all SMs (about 12 MB on an H100).
-#include "lookahead_groups.cuh"
+#include "kernels/group_norm/lookahead_groups.cuh"
 
 namespace normbench::kernels {
 namespace {

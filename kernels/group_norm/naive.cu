@@ -1,5 +1,5 @@
 // group_norm.naive: the baseline (common/naive_kernel.cuh). Supports every shape.
-#include "naive_launch.cuh"
+#include "kernels/families/naive_launch.cuh"
 
 namespace normbench::kernels {
 namespace {

@@ -1,7 +1,7 @@
 // group_norm.split_group: groups split across blocks that hold them in shared memory, x read
 // once, several groups in flight (common/split_segment.cuh). Assumes group size % 4 == 0 and
 // a group that fits in the shared memory of all SMs (~29 MB on an H100).
-#include "split_segment.cuh"
+#include "kernels/families/split_segment.cuh"
 
 namespace normbench::kernels {
 namespace {

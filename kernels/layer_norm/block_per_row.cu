@@ -1,6 +1,6 @@
 // layer_norm.block_per_row: the general kernel (common/block_per_segment.cuh). Supports every
 // shape; the dispatch's fallback.
-#include "block_per_segment.cuh"
+#include "kernels/families/block_per_segment.cuh"
 
 namespace normbench::kernels {
 namespace {

@@ -1,6 +1,6 @@
 // layer_norm.default: picks warp_per_row, two_phase, split_row or block_per_row by row size and
 // affine (common/dispatch.hpp). Supports every shape.
-#include "dispatch.hpp"
+#include "kernels/dispatch.hpp"
 
 namespace normbench::kernels {
 namespace {

@@ -1,5 +1,5 @@
 // layer_norm.naive: the baseline (common/naive_kernel.cuh). Supports every shape.
-#include "naive_launch.cuh"
+#include "kernels/families/naive_launch.cuh"
 
 namespace normbench::kernels {
 namespace {

@@ -1,7 +1,7 @@
 // layer_norm.two_phase: long rows with weight and bias read once (common/two_phase_rows.cuh):
 // row statistics in one pass over x, then column tiles normalized over all rows with their
 // weight and bias in registers. Assumes row size % 4 == 0.
-#include "two_phase_rows.cuh"
+#include "kernels/families/two_phase_rows.cuh"
 
 namespace normbench::kernels {
 namespace {

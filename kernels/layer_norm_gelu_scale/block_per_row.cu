@@ -1,6 +1,6 @@
 // layer_norm_gelu_scale.block_per_row: the general kernel (common/block_per_segment.cuh) with
 // the GELU * scale epilogue. Supports every shape; the dispatch's fallback.
-#include "block_per_segment.cuh"
+#include "kernels/families/block_per_segment.cuh"
 
 namespace normbench::kernels {
 namespace {

@@ -1,6 +1,6 @@
 // layer_norm_gelu_scale.naive: the baseline (common/naive_kernel.cuh) with the GELU * scale
 // epilogue. Supports every shape.
-#include "naive_launch.cuh"
+#include "kernels/families/naive_launch.cuh"
 
 namespace normbench::kernels {
 namespace {

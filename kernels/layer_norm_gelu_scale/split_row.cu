@@ -1,7 +1,7 @@
 // layer_norm_gelu_scale.split_row: long rows split across blocks that hold them in shared
 // memory, x read once (common/split_segment.cuh), GELU * scale fused. Assumes row size % 4
 // == 0 and a row that fits in the shared memory of all SMs (~29 MB on an H100).
-#include "split_segment.cuh"
+#include "kernels/families/split_segment.cuh"
 
 namespace normbench::kernels {
 namespace {

@@ -1,6 +1,6 @@
 // layer_norm_gelu_scale.two_phase: long rows with weight and bias read once
 // (common/two_phase_rows.cuh), GELU * scale fused. Assumes row size % 4 == 0.
-#include "two_phase_rows.cuh"
+#include "kernels/families/two_phase_rows.cuh"
 
 namespace normbench::kernels {
 namespace {

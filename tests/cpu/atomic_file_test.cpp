@@ -1,5 +1,5 @@
 // Files that appear complete or not at all, and the up-front writability check.
-#include "atomic_file.hpp"
+#include "app/util/atomic_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "errors.hpp"
-#include "test_support.hpp"
+#include "app/util/errors.hpp"
+#include "tests/cpu/test_support.hpp"
 
 namespace normbench {
 namespace {

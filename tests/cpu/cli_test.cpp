@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "test_support.hpp"
-#include "version.hpp"
+#include "app/util/version.hpp"
+#include "tests/cpu/test_support.hpp"
 
 namespace normbench {
 namespace {
@@ -23,7 +23,9 @@ struct Outcome {
   std::string output;  // stdout and stderr together
 };
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string quoted(const std::string& s) {
+  return "'" + s + "'";
+}
 
 // Runs `normbench <args>` in `cwd`, so that a default-named report would land there.
 Outcome run_normbench(const std::string& args, const std::string& cwd) {

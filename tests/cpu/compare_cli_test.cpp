@@ -47,7 +47,7 @@ CliRun compare(const std::string& args) {
 }
 
 CliRun compare_fixtures(const std::string& baseline, const std::string& candidate,
-                     const std::string& options = "") {
+                        const std::string& options = "") {
   return compare("'" + fixture(baseline) + "' '" + fixture(candidate) + "' " + options);
 }
 
@@ -67,7 +67,8 @@ std::string verdict_of(const nlohmann::json& j, const std::string& kernel) {
 // Every verdict is one of `allowed` (as a space-separated list).
 void expect_only_verdicts(const nlohmann::json& j, const std::string& allowed) {
   for (const auto& r : j["results"])
-    EXPECT_NE((" " + allowed + " ").find(" " + r["verdict"].get<std::string>() + " "), std::string::npos)
+    EXPECT_NE((" " + allowed + " ").find(" " + r["verdict"].get<std::string>() + " "),
+              std::string::npos)
         << r["problem"] << " " << r["kernel"] << ": " << r["verdict"];
 }
 
@@ -141,8 +142,9 @@ TEST(CompareCli, MissingKernelIsARegressionUnlessAllowed) {
   // The other way round the kernel is new: reported, not a regression.
   const CliRun reverse = compare_fixtures("missing_kernel", "baseline");
   EXPECT_EQ(reverse.exit_code, 0) << reverse.out;
-  EXPECT_EQ(verdict_of(compare_json("missing_kernel", "baseline"), "layer_norm_gelu_scale.warp_per_row"),
-            "new");
+  EXPECT_EQ(
+      verdict_of(compare_json("missing_kernel", "baseline"), "layer_norm_gelu_scale.warp_per_row"),
+      "new");
 }
 
 TEST(CompareCli, DifferentDeviceOrConfigIsRefusedUnlessAllowed) {
@@ -169,13 +171,15 @@ TEST(CompareCli, UnreadableOrMalformedReportsExitTwoNamingTheFile) {
   EXPECT_TRUE(contains(malformed.err, "malformed.json: not a valid JSON report")) << malformed.err;
   const CliRun schema = compare_fixtures("wrong_schema", "baseline");
   EXPECT_EQ(schema.exit_code, 2);
-  EXPECT_TRUE(contains(schema.err, "wrong_schema.json: /schema_version: this normbench reads "
-                                   "schema_version 1, got 99"))
+  EXPECT_TRUE(contains(schema.err,
+                       "wrong_schema.json: /schema_version: this normbench reads "
+                       "schema_version 1, got 99"))
       << schema.err;
   const CliRun key = compare_fixtures("baseline", "missing_key");
   EXPECT_EQ(key.exit_code, 2);
-  EXPECT_TRUE(contains(key.err, "missing_key.json: /problems/1/kernels/2: missing required field "
-                                "\"status\""))
+  EXPECT_TRUE(contains(key.err,
+                       "missing_key.json: /problems/1/kernels/2: missing required field "
+                       "\"status\""))
       << key.err;
   const CliRun absent = compare("'" + fixture("baseline") + "' /nonexistent/candidate.json");
   EXPECT_EQ(absent.exit_code, 2);

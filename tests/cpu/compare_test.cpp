@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "compare.hpp"
-#include "compare_format.hpp"
-#include "compare_report.hpp"
-#include "errors.hpp"
-#include "mann_whitney.hpp"
+#include "app/compare/compare.hpp"
+#include "app/compare/compare_format.hpp"
+#include "app/compare/mann_whitney.hpp"
+#include "app/results/compare_report.hpp"
+#include "app/util/errors.hpp"
 
 namespace normbench {
 namespace {
@@ -19,8 +19,7 @@ namespace {
 // n samples around `median`, spread +-spread (relative), deterministic and symmetric.
 std::vector<double> samples_around(double median, double spread, int n = 10) {
   std::vector<double> v;
-  for (int i = 0; i < n; ++i)
-    v.push_back(median * (1.0 + spread * (2.0 * i / (n - 1) - 1.0)));
+  for (int i = 0; i < n; ++i) v.push_back(median * (1.0 + spread * (2.0 * i / (n - 1) - 1.0)));
   return v;
 }
 
@@ -42,7 +41,8 @@ TEST(CompareMannWhitney, CompleteSeparation) {
 }
 
 TEST(CompareMannWhitney, ScipyDocumentationExample) {
-  // scipy.stats.mannwhitneyu docs: males vs females, method="asymptotic": U = 17, p = 0.11134688653314041.
+  // scipy.stats.mannwhitneyu docs: males vs females, method="asymptotic": U = 17, p =
+  // 0.11134688653314041.
   const auto r = mann_whitney_u({19, 22, 16, 29, 24}, {20, 11, 17, 12});
   EXPECT_DOUBLE_EQ(r.u_x, 17.0);
   EXPECT_DOUBLE_EQ(r.u_y, 3.0);
@@ -164,8 +164,8 @@ ReportKernelEntry kernel(const std::string& id, const std::string& status,
   return {id, status, status == "passed" ? "" : "reason of " + id, std::move(samples)};
 }
 
-ComparableReport report(std::vector<ReportProblemEntry> problems, const std::string& device = "GPU X",
-                        const std::string& hash = "h1") {
+ComparableReport report(std::vector<ReportProblemEntry> problems,
+                        const std::string& device = "GPU X", const std::string& hash = "h1") {
   ComparableReport r;
   r.info = {"mem.json", device, "cfg", hash, "", "", ""};
   r.problems = std::move(problems);
@@ -180,18 +180,18 @@ const KernelComparison& result_for(const Comparison& c, const std::string& kerne
 
 TEST(CompareStatusRules, EveryTransition) {
   const auto t = samples_around(1.0, 0.002);
-  const ComparableReport base = report({{"P", {kernel("pf", "passed", t), kernel("pe", "passed", t),
-                                               kernel("pn", "passed", t), kernel("fp", "failed"),
-                                               kernel("fe", "failed"), kernel("nn", "not_supported"),
-                                               kernel("np", "not_supported"), kernel("nf", "not_supported"),
-                                               kernel("sn", "skipped"), kernel("pt", "passed"),
-                                               kernel("gone", "passed", t)}}});
-  const ComparableReport cand = report({{"P", {kernel("pf", "failed"), kernel("pe", "error"),
-                                               kernel("pn", "not_supported"), kernel("fp", "passed", t),
-                                               kernel("fe", "error"), kernel("nn", "not_supported"),
-                                               kernel("np", "passed", t), kernel("nf", "failed"),
-                                               kernel("sn", "not_supported"), kernel("pt", "passed", t),
-                                               kernel("added", "passed", t)}}});
+  const ComparableReport base =
+      report({{"P",
+               {kernel("pf", "passed", t), kernel("pe", "passed", t), kernel("pn", "passed", t),
+                kernel("fp", "failed"), kernel("fe", "failed"), kernel("nn", "not_supported"),
+                kernel("np", "not_supported"), kernel("nf", "not_supported"),
+                kernel("sn", "skipped"), kernel("pt", "passed"), kernel("gone", "passed", t)}}});
+  const ComparableReport cand =
+      report({{"P",
+               {kernel("pf", "failed"), kernel("pe", "error"), kernel("pn", "not_supported"),
+                kernel("fp", "passed", t), kernel("fe", "error"), kernel("nn", "not_supported"),
+                kernel("np", "passed", t), kernel("nf", "failed"), kernel("sn", "not_supported"),
+                kernel("pt", "passed", t), kernel("added", "passed", t)}}});
   const Comparison c = compare_reports(base, cand, CompareSettings{});
   EXPECT_EQ(result_for(c, "pf").verdict, Verdict::failed_now);
   EXPECT_EQ(result_for(c, "pf").note, "reason of pf");
@@ -209,7 +209,8 @@ TEST(CompareStatusRules, EveryTransition) {
   EXPECT_STREQ(to_string(Verdict::new_kernel), "new");
   // Regressions: pf, pe, nf (failed now), pn (no longer runs), gone (missing).
   EXPECT_EQ(c.regressions, 5);
-  for (const char* id : {"fp", "fe", "nn", "np", "sn", "pt", "added"}) EXPECT_FALSE(result_for(c, id).regression) << id;
+  for (const char* id : {"fp", "fe", "nn", "np", "sn", "pt", "added"})
+    EXPECT_FALSE(result_for(c, id).regression) << id;
   EXPECT_EQ(c.exit_code, kExitFailed);
   EXPECT_EQ(c.results.back().kernel, "added");  // new kernels after the problem's baseline kernels
 
@@ -223,8 +224,10 @@ TEST(CompareStatusRules, EveryTransition) {
 
 TEST(CompareStatusRules, MissingAndNewProblems) {
   const auto t = samples_around(1.0, 0.002);
-  const ComparableReport base = report({{"A", {kernel("k", "passed", t)}}, {"B", {kernel("k", "passed", t)}}});
-  const ComparableReport cand = report({{"A", {kernel("k", "passed", t)}}, {"C", {kernel("k", "passed", t)}}});
+  const ComparableReport base =
+      report({{"A", {kernel("k", "passed", t)}}, {"B", {kernel("k", "passed", t)}}});
+  const ComparableReport cand =
+      report({{"A", {kernel("k", "passed", t)}}, {"C", {kernel("k", "passed", t)}}});
   const Comparison c = compare_reports(base, cand, CompareSettings{});
   EXPECT_EQ(c.missing_problems, std::vector<std::string>{"B"});
   EXPECT_EQ(c.new_problems, std::vector<std::string>{"C"});
@@ -239,18 +242,19 @@ TEST(CompareStatusRules, MissingAndNewProblems) {
 
 TEST(CompareStatusRules, StrictTurnsInconclusiveIntoExitFourUnlessSomethingRegressed) {
   const auto t = samples_around(1.0, 0.002);
-  const ComparableReport base = report({{"P", {kernel("few", "passed", samples_around(1.0, 0.01, 3)),
-                                               kernel("k", "passed", t)}}});
-  const ComparableReport cand = report({{"P", {kernel("few", "passed", samples_around(1.0, 0.01, 3)),
-                                               kernel("k", "passed", t)}}});
+  const ComparableReport base = report(
+      {{"P", {kernel("few", "passed", samples_around(1.0, 0.01, 3)), kernel("k", "passed", t)}}});
+  const ComparableReport cand = report(
+      {{"P", {kernel("few", "passed", samples_around(1.0, 0.01, 3)), kernel("k", "passed", t)}}});
   EXPECT_EQ(compare_reports(base, cand, CompareSettings{}).exit_code, kExitOk);
   CompareSettings strict;
   strict.strict = true;
   const Comparison c = compare_reports(base, cand, strict);
   EXPECT_EQ(c.inconclusive, 1);
   EXPECT_EQ(c.exit_code, kExitInconclusive);
-  const ComparableReport slower = report({{"P", {kernel("few", "passed", samples_around(1.0, 0.01, 3)),
-                                                 kernel("k", "passed", scaled(t, 1.2))}}});
+  const ComparableReport slower = report({{"P",
+                                           {kernel("few", "passed", samples_around(1.0, 0.01, 3)),
+                                            kernel("k", "passed", scaled(t, 1.2))}}});
   EXPECT_EQ(compare_reports(base, slower, strict).exit_code, kExitFailed);
 }
 
@@ -312,7 +316,8 @@ TEST(CompareReportLoader, ReadsOnlyWhatItNeeds) {
 TEST(CompareReportLoader, NamesTheFileAndWhatIsWrong) {
   auto doc = minimal_report();
   doc["schema_version"] = 99;
-  EXPECT_EQ(load_error(doc), "r.json: /schema_version: this normbench reads schema_version 1, got 99");
+  EXPECT_EQ(load_error(doc),
+            "r.json: /schema_version: this normbench reads schema_version 1, got 99");
   doc = minimal_report();
   doc["problems"][0]["kernels"][1].erase("status");
   EXPECT_EQ(load_error(doc), "r.json: /problems/0/kernels/1: missing required field \"status\"");
@@ -328,7 +333,8 @@ TEST(CompareReportLoader, NamesTheFileAndWhatIsWrong) {
   doc = minimal_report();
   doc["config"].erase("hash");
   EXPECT_NE(load_error(doc).find("/config: missing required field \"hash\""), std::string::npos);
-  EXPECT_NE(load_error(nlohmann::json::array()).find("expected a normbench report"), std::string::npos);
+  EXPECT_NE(load_error(nlohmann::json::array()).find("expected a normbench report"),
+            std::string::npos);
 }
 
 TEST(CompareReportLoader, UnreadableFiles) {
@@ -336,17 +342,20 @@ TEST(CompareReportLoader, UnreadableFiles) {
     load_report("/nonexistent/dir/report.json");
     FAIL() << "expected a UsageError";
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/report.json: cannot read"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/report.json: cannot read"),
+              std::string::npos);
   }
-  EXPECT_THROW(load_report(std::string(NORMBENCH_SOURCE_DIR) + "/tests/fixtures/compare/malformed.json"),
-               UsageError);
+  EXPECT_THROW(
+      load_report(std::string(NORMBENCH_SOURCE_DIR) + "/tests/fixtures/compare/malformed.json"),
+      UsageError);
 }
 
 // ---- JSON output.
 
 TEST(CompareJsonOutput, HasTheDocumentedFields) {
   const auto t = samples_around(1.0, 0.002);
-  const ComparableReport base = report({{"P", {kernel("k", "passed", t), kernel("gone", "passed", t)}}});
+  const ComparableReport base =
+      report({{"P", {kernel("k", "passed", t), kernel("gone", "passed", t)}}});
   const ComparableReport cand = report({{"P", {kernel("k", "passed", scaled(t, 1.2))}}});
   const nlohmann::json j = compare_to_json(compare_reports(base, cand, CompareSettings{}));
   EXPECT_EQ(j["schema_version"], 1);

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "config.hpp"
-#include "errors.hpp"
-#include "test_support.hpp"
+#include "app/config/config.hpp"
+#include "app/util/errors.hpp"
+#include "tests/cpu/test_support.hpp"
 
 namespace normbench {
 namespace {
@@ -95,7 +95,9 @@ struct BadConfig {
 };
 
 // Shown by gtest (and in ctest's test names) instead of the struct's bytes.
-void PrintTo(const BadConfig& bad, std::ostream* os) { *os << bad.name; }
+void PrintTo(const BadConfig& bad, std::ostream* os) {
+  *os << bad.name;
+}
 
 class ConfigErrorCase : public ::testing::TestWithParam<BadConfig> {};
 

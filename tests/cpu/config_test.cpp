@@ -1,12 +1,12 @@
 // Valid configs: the shipped files, defaults, overrides, derived geometry and the config hash.
 // Invalid ones are in config_errors_test.cpp.
-#include "config.hpp"
+#include "app/config/config.hpp"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "test_support.hpp"
+#include "tests/cpu/test_support.hpp"
 
 namespace normbench {
 namespace {
@@ -14,7 +14,9 @@ namespace {
 using nlohmann::json;
 using testing::source_path;
 
-RunConfig parse(const json& doc) { return parse_config(doc.dump(), "test.json"); }
+RunConfig parse(const json& doc) {
+  return parse_config(doc.dump(), "test.json");
+}
 
 json one_layer_norm(json extra = json::object()) {
   json problem = {{"id", "p"}, {"op", "layer_norm"}, {"shape", {4, 8}}, {"normalized_shape", {8}}};

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "inputs.hpp"
+#include "app/inputs/inputs.hpp"
 
 namespace normbench {
 namespace {

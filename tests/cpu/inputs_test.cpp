@@ -1,6 +1,6 @@
 // Reproducible inputs: a pure function of (seed, tensor name, index), whatever the threads or
 // chunking, with the distributions' documented ranges and moments.
-#include "inputs.hpp"
+#include "app/inputs/inputs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <iterator>
 #include <vector>
 
-#include "test_support.hpp"
+#include "tests/cpu/test_support.hpp"
 
 namespace normbench {
 namespace {

@@ -7,10 +7,10 @@
 #include <set>
 #include <string>
 
-#include "config.hpp"
-#include "lookahead_plan.hpp"
-#include "registry.hpp"
-#include "split_plan.hpp"
+#include "app/config/config.hpp"
+#include "kernels/families/split_plan.hpp"
+#include "kernels/group_norm/lookahead_plan.hpp"
+#include "kernels/registry.hpp"
 
 namespace normbench {
 namespace {

@@ -1,5 +1,5 @@
 // NumPy .npy files: the header byte for byte as numpy.save writes it, and whole files.
-#include "npy.hpp"
+#include "app/util/npy.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "test_support.hpp"
+#include "tests/cpu/test_support.hpp"
 
 namespace normbench {
 namespace {

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <vector>
 
-#include "inputs.hpp"
-#include "normalization_reference.hpp"
+#include "app/inputs/inputs.hpp"
+#include "reference/normalization_reference.hpp"
 
 namespace normbench {
 namespace {
@@ -53,7 +53,9 @@ std::vector<float> random_floats(int64_t n, uint64_t seed, const Distribution& d
   return v;
 }
 
-double gelu_by_erf(double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); }
+double gelu_by_erf(double v) {
+  return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+}
 
 // A textbook reference with plain loops: per segment mean, biased variance, then the affine
 // transform with the channel found from explicit (n, c, s) loops for group_norm.

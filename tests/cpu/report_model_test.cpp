@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "errors.hpp"
-#include "report_model.hpp"
-#include "test_support.hpp"
+#include "app/render/report_model.hpp"
+#include "app/util/errors.hpp"
+#include "tests/cpu/test_support.hpp"
 
 namespace normbench {
 namespace {

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "report_html.hpp"
-#include "report_markdown.hpp"
-#include "report_model.hpp"
-#include "svg_chart.hpp"
-#include "test_support.hpp"
+#include "app/render/report_html.hpp"
+#include "app/render/report_markdown.hpp"
+#include "app/render/report_model.hpp"
+#include "app/render/svg_chart.hpp"
+#include "tests/cpu/test_support.hpp"
 
 namespace normbench {
 namespace {

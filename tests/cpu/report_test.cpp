@@ -8,10 +8,10 @@
 #include <set>
 #include <string>
 
-#include "report_json.hpp"
-#include "report_table.hpp"
-#include "test_support.hpp"
-#include "version.hpp"
+#include "app/render/report_table.hpp"
+#include "app/results/report_json.hpp"
+#include "app/util/version.hpp"
+#include "tests/cpu/test_support.hpp"
 
 namespace normbench {
 namespace {

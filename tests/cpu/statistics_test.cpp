@@ -1,5 +1,5 @@
 // Timing statistics and the rule that decides when to stop sampling.
-#include "statistics.hpp"
+#include "app/timing/statistics.hpp"
 
 #include <gtest/gtest.h>
 

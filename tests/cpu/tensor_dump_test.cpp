@@ -1,6 +1,6 @@
 // --save-tensors: inputs, outputs and the float64 reference as .npy files in the documented
 // layout, the reference identical to what the verifier compares against.
-#include "tensor_dump.hpp"
+#include "app/results/tensor_dump.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "npy.hpp"
-#include "test_support.hpp"
+#include "app/util/npy.hpp"
+#include "tests/cpu/test_support.hpp"
 
 namespace normbench {
 namespace {

@@ -1,6 +1,6 @@
 // Verification of a kernel's output against the reference: the tolerance rule at its edge,
 // non-finite values, mismatch reporting and the error metrics on a hand example.
-#include "verify.hpp"
+#include "app/check/verify.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "inputs.hpp"
+#include "app/inputs/inputs.hpp"
 
 namespace normbench {
 namespace {

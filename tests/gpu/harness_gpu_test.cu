@@ -3,10 +3,10 @@
 // and time the ones that pass.
 #include <gtest/gtest.h>
 
-#include "config.hpp"
-#include "gpu_test_support.hpp"
-#include "registry.hpp"
-#include "run_pipeline.hpp"
+#include "app/config/config.hpp"
+#include "app/run/run_pipeline.hpp"
+#include "kernels/registry.hpp"
+#include "tests/gpu/gpu_test_support.hpp"
 
 namespace normbench {
 namespace {

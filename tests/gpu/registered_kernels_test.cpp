@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "config.hpp"
-#include "gpu_test_support.hpp"
-#include "parallel.hpp"
-#include "registry.hpp"
-#include "run_pipeline.hpp"
+#include "app/config/config.hpp"
+#include "app/run/run_pipeline.hpp"
+#include "kernels/registry.hpp"
+#include "reference/parallel_chunks.hpp"
+#include "tests/gpu/gpu_test_support.hpp"
 
 namespace normbench {
 namespace {

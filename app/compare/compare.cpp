@@ -1,0 +1,260 @@
+// The verdict rule of `normbench compare BASELINE CANDIDATE` (README "Comparing reports").
+//
+// Refusal. The reports must come from the same GPU model (device.name, a null device counting
+// as its own name) and the same config (config.hash); otherwise compare exits 2 naming both
+// values, unless --allow-mismatch, which turns each difference into a warning. A report whose
+// run was aborted is compared as it is, with a warning.
+//
+// Matching. Kernels are matched by (problem id, kernel id). Let B and C be a kernel's status in
+// the baseline and in the candidate, and t = --max-slowdown (default 0.05).
+//   in the baseline only ........................... missing        regression unless
+//   --allow-missing in the candidate only .......................... new            never a
+//   regression B passed, C failed or error .................... failed_now     regression, always
+//   B not_supported or skipped, C failed or error .. failed_now     regression, always
+//   B passed, C not_supported or skipped ........... no_longer_runs regression unless
+//   --allow-missing B failed or error, C passed .................... fixed B failed or error, C
+//   failed or error ........... still_failing B == C, not passed/failed/error ................
+//   unchanged_status any other change (e.g. not_supported -> passed)  status_changed B passed, C
+//   passed ............................. the timing rule below
+//
+// Timing rule, for a kernel that passed in both reports, on the raw samples (timing.samples_ms):
+//   1. Either timing is null (--no-timing)                            -> not_timed
+//   2. Fewer than --min-samples (default 5) samples on either side    -> inconclusive
+//   3. ratio = median(candidate samples) / median(baseline samples), the medians interpolated
+//      for an even count; a baseline median of 0                      -> inconclusive
+//   4. p = two-sided Mann-Whitney U test of the two sample sets (normal approximation with tie
+//      correction and continuity correction 0.5, as scipy.stats.mannwhitneyu(...,
+//      method="asymptotic")); significant when p < --alpha (default 0.01).
+//   5. ratio > 1 + t:           slower if significant, else inconclusive
+//      ratio < 1 / (1 + t):     faster if significant, else inconclusive
+//      otherwise (within band): same, whatever p says: a significant change smaller than the
+//                               minimum effect is noise for this purpose (clocks, thermals)
+//   The faster threshold is the mirror image of the slower one: swapping the two reports swaps
+//   faster and slower (5% slower = ratio above 1.05; faster = ratio below 1/1.05 = 0.952).
+//
+// Exit code: 1 if any verdict is a regression; else 4 with --strict if any verdict is
+// inconclusive; else 0. (Bad usage, an unreadable or malformed report, or a refused mismatch:
+// 2, thrown as UsageError.)
+#include "app/compare/compare.hpp"
+
+#include <map>
+
+#include "app/compare/mann_whitney.hpp"
+#include "app/timing/statistics.hpp"
+#include "app/util/errors.hpp"
+
+namespace normbench {
+
+namespace {
+bool is_failing(const std::string& status) {
+  return status == "failed" || status == "error";
+}
+bool is_absent(const std::string& status) {
+  return status == "not_supported" || status == "skipped";
+}
+
+std::string shown_name(const std::string& name) {
+  return name.empty() ? "(no device)" : "\"" + name + "\"";
+}
+
+void check_match(const ReportInfo& b, const ReportInfo& c, const CompareSettings& settings,
+                 std::vector<std::string>& warnings) {
+  std::vector<std::string> problems;
+  if (b.device_name != c.device_name)
+    problems.push_back("different GPU models: baseline " + b.source + " ran on " +
+                       shown_name(b.device_name) + ", candidate " + c.source + " on " +
+                       shown_name(c.device_name));
+  if (b.config_hash != c.config_hash)
+    problems.push_back("different configs: baseline " + b.source + " has config \"" +
+                       b.config_name + "\" hash " + b.config_hash + ", candidate " + c.source +
+                       " has \"" + c.config_name + "\" hash " + c.config_hash);
+  if (problems.empty()) return;
+  if (!settings.allow_mismatch) {
+    std::string message = "refusing to compare: ";
+    for (size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
+    throw UsageError(message +
+                     " (timings are only comparable on the same GPU model and config; "
+                     "--allow-mismatch compares anyway)");
+  }
+  for (const auto& p : problems) warnings.push_back(p + " (compared anyway: --allow-mismatch)");
+}
+
+KernelComparison compare_kernel(const std::string& problem, const ReportKernelEntry& b,
+                                const ReportKernelEntry& c, const CompareSettings& settings) {
+  KernelComparison r;
+  r.problem = problem;
+  r.kernel = b.id;
+  r.baseline_status = b.status;
+  r.candidate_status = c.status;
+  const bool b_passed = b.status == "passed", c_passed = c.status == "passed";
+  if (b_passed && c_passed) {
+    if (!b.samples_ms || !c.samples_ms) {
+      r.verdict = Verdict::not_timed;
+      r.note = !b.samples_ms && !c.samples_ms ? "timed in neither report"
+               : !b.samples_ms                ? "not timed in the baseline"
+                                              : "not timed in the candidate";
+      return r;
+    }
+    const TimingDecision d = decide_timing(*b.samples_ms, *c.samples_ms, settings);
+    r.verdict = d.verdict;
+    r.timing = d.stats;
+    r.note = d.note;
+  } else if (is_failing(c.status) && !is_failing(b.status)) {
+    r.verdict = Verdict::failed_now;
+    r.note = c.reason;
+  } else if (b_passed && is_absent(c.status)) {
+    r.verdict = Verdict::no_longer_runs;
+    r.note = c.status + (c.reason.empty() ? "" : ": " + c.reason);
+  } else if (is_failing(b.status) && c_passed) {
+    r.verdict = Verdict::fixed;
+  } else if (is_failing(b.status) && is_failing(c.status)) {
+    r.verdict = Verdict::still_failing;
+    r.note = c.reason;
+  } else if (b.status == c.status) {
+    r.verdict = Verdict::unchanged_status;
+    r.note = c.reason;
+  } else {
+    r.verdict = Verdict::status_changed;
+    r.note = b.status + " -> " + c.status + (c.reason.empty() ? "" : ": " + c.reason);
+  }
+  return r;
+}
+
+KernelComparison one_sided(const std::string& problem, const ReportKernelEntry& k, bool in_baseline,
+                           const std::string& note) {
+  KernelComparison r;
+  r.problem = problem;
+  r.kernel = k.id;
+  r.verdict = in_baseline ? Verdict::missing : Verdict::new_kernel;
+  (in_baseline ? r.baseline_status : r.candidate_status) = k.status;
+  r.note = note;
+  return r;
+}
+}  // namespace
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::faster:
+      return "faster";
+    case Verdict::slower:
+      return "slower";
+    case Verdict::same:
+      return "same";
+    case Verdict::inconclusive:
+      return "inconclusive";
+    case Verdict::not_timed:
+      return "not_timed";
+    case Verdict::failed_now:
+      return "failed_now";
+    case Verdict::fixed:
+      return "fixed";
+    case Verdict::still_failing:
+      return "still_failing";
+    case Verdict::no_longer_runs:
+      return "no_longer_runs";
+    case Verdict::status_changed:
+      return "status_changed";
+    case Verdict::unchanged_status:
+      return "unchanged_status";
+    case Verdict::missing:
+      return "missing";
+    case Verdict::new_kernel:
+      return "new";
+  }
+  return "unknown";
+}
+
+TimingDecision decide_timing(const std::vector<double>& baseline_ms,
+                             const std::vector<double>& candidate_ms, const CompareSettings& s) {
+  TimingDecision d;
+  TimingComparison& t = d.stats;
+  t.baseline_samples = baseline_ms.size();
+  t.candidate_samples = candidate_ms.size();
+  if (!baseline_ms.empty()) t.baseline_median_ms = median(baseline_ms);
+  if (!candidate_ms.empty()) t.candidate_median_ms = median(candidate_ms);
+  if (t.baseline_median_ms > 0.0) t.ratio = t.candidate_median_ms / t.baseline_median_ms;
+  const size_t min_samples = static_cast<size_t>(s.min_samples);
+  if (baseline_ms.size() < min_samples || candidate_ms.size() < min_samples) {
+    d.note = "too few samples (" + std::to_string(baseline_ms.size()) + " vs " +
+             std::to_string(candidate_ms.size()) + "; need " + std::to_string(min_samples) + ")";
+    return d;
+  }
+  t.p_value = mann_whitney_u(baseline_ms, candidate_ms).p_value;
+  if (!t.ratio) {
+    d.note = "baseline median is 0";
+    return d;
+  }
+  const bool significant = *t.p_value < s.alpha;
+  const double slower_above = 1.0 + s.max_slowdown;
+  const double faster_below = 1.0 / (1.0 + s.max_slowdown);
+  if (*t.ratio > slower_above || *t.ratio < faster_below) {
+    if (significant) {
+      d.verdict = *t.ratio > slower_above ? Verdict::slower : Verdict::faster;
+    } else {
+      d.note = "change beyond the threshold but not significant (p >= alpha)";
+    }
+  } else {
+    d.verdict = Verdict::same;
+  }
+  return d;
+}
+
+Comparison compare_reports(const ComparableReport& baseline, const ComparableReport& candidate,
+                           const CompareSettings& settings) {
+  Comparison out;
+  out.baseline = baseline.info;
+  out.candidate = candidate.info;
+  out.settings = settings;
+  check_match(baseline.info, candidate.info, settings, out.warnings);
+  for (const ReportInfo* info : {&baseline.info, &candidate.info})
+    if (!info->aborted.empty())
+      out.warnings.push_back((info == &baseline.info ? "baseline " : "candidate ") + info->source +
+                             " comes from an aborted run: " + info->aborted);
+
+  std::map<std::string, const ReportProblemEntry*> candidate_problems;
+  for (const auto& p : candidate.problems) candidate_problems[p.id] = &p;
+  std::map<std::string, bool> baseline_problem_ids;
+  for (const auto& bp : baseline.problems) {
+    baseline_problem_ids[bp.id] = true;
+    const auto found = candidate_problems.find(bp.id);
+    if (found == candidate_problems.end()) {
+      out.missing_problems.push_back(bp.id);
+      for (const auto& k : bp.kernels)
+        out.results.push_back(one_sided(bp.id, k, true, "problem missing from the candidate"));
+      continue;
+    }
+    const ReportProblemEntry& cp = *found->second;
+    std::map<std::string, const ReportKernelEntry*> candidate_kernels;
+    for (const auto& k : cp.kernels) candidate_kernels[k.id] = &k;
+    for (const auto& k : bp.kernels) {
+      const auto ck = candidate_kernels.find(k.id);
+      out.results.push_back(ck == candidate_kernels.end()
+                                ? one_sided(bp.id, k, true, "kernel missing from the candidate")
+                                : compare_kernel(bp.id, k, *ck->second, settings));
+    }
+    std::map<std::string, bool> baseline_kernels;
+    for (const auto& k : bp.kernels) baseline_kernels[k.id] = true;
+    for (const auto& k : cp.kernels)
+      if (!baseline_kernels.count(k.id)) out.results.push_back(one_sided(cp.id, k, false, ""));
+  }
+  for (const auto& cp : candidate.problems) {
+    if (baseline_problem_ids.count(cp.id)) continue;
+    out.new_problems.push_back(cp.id);
+    for (const auto& k : cp.kernels)
+      out.results.push_back(one_sided(cp.id, k, false, "problem new in the candidate"));
+  }
+
+  for (auto& r : out.results) {
+    r.regression = r.verdict == Verdict::slower || r.verdict == Verdict::failed_now ||
+                   (!settings.allow_missing &&
+                    (r.verdict == Verdict::missing || r.verdict == Verdict::no_longer_runs));
+    out.regressions += r.regression ? 1 : 0;
+    out.inconclusive += r.verdict == Verdict::inconclusive ? 1 : 0;
+  }
+  out.exit_code = out.regressions > 0                       ? kExitFailed
+                  : settings.strict && out.inconclusive > 0 ? kExitInconclusive
+                                                            : kExitOk;
+  return out;
+}
+
+}  // namespace normbench

@@ -1,0 +1,97 @@
+// `normbench compare`: match two run reports by (problem id, kernel id) and decide, for each
+// kernel, a verdict (faster, slower, same, inconclusive, failed_now, missing, ...) and whether
+// it is a regression. The exact rule is documented at the top of compare.cpp.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/results/compare_report.hpp"
+
+namespace normbench {
+
+struct CompareSettings {
+  double max_slowdown =
+      0.05;             // slower above a median ratio of 1 + this; faster below 1 / (1 + this)
+  double alpha = 0.01;  // significance level of the two-sided Mann-Whitney U test
+  int min_samples = 5;  // fewer timing samples on either side: inconclusive
+  bool allow_missing = false;   // a kernel gone from the candidate is not a regression
+  bool allow_mismatch = false;  // compare reports of different GPU models or configs (warns)
+  bool strict = false;          // exit 4 when some verdict is inconclusive (and none regressed)
+};
+
+enum class Verdict {
+  faster,            // both passed; median ratio < 1/(1+t) and the U test is significant
+  slower,            // both passed; median ratio > 1+t and the U test is significant (regression)
+  same,              // both passed; median ratio within [1/(1+t), 1+t]
+  inconclusive,      // both passed; too few samples, or a big change that is not significant
+  not_timed,         // both passed; one or both reports have no timing for it
+  failed_now,        // candidate failed/error, baseline did not (regression)
+  fixed,             // baseline failed/error, candidate passed
+  still_failing,     // failed/error in both
+  no_longer_runs,    // baseline passed, candidate not_supported/skipped (regression unless
+                     // allow_missing)
+  status_changed,    // any other change of status, e.g. not_supported -> passed
+  unchanged_status,  // the same status, neither passed nor failing (e.g. not_supported in both)
+  missing,           // in the baseline only (regression unless allow_missing)
+  new_kernel,        // in the candidate only ("new"); never a regression
+};
+inline constexpr Verdict kAllVerdicts[] = {
+    Verdict::slower,         Verdict::failed_now,     Verdict::missing,
+    Verdict::no_longer_runs, Verdict::inconclusive,   Verdict::faster,
+    Verdict::same,           Verdict::not_timed,      Verdict::fixed,
+    Verdict::still_failing,  Verdict::status_changed, Verdict::unchanged_status,
+    Verdict::new_kernel};
+const char* to_string(Verdict verdict);
+
+struct TimingComparison {
+  size_t baseline_samples = 0;
+  size_t candidate_samples = 0;
+  double baseline_median_ms = 0.0;
+  double candidate_median_ms = 0.0;
+  std::optional<double> ratio;  // candidate median / baseline median; none if baseline median is 0
+  std::optional<double> p_value;  // none when there are fewer than min_samples on either side
+};
+
+struct TimingDecision {
+  Verdict verdict = Verdict::inconclusive;  // faster, slower, same or inconclusive
+  TimingComparison stats;
+  std::string note;  // why inconclusive; empty otherwise
+};
+
+// The timing rule alone: the verdict for a kernel that passed in both reports.
+TimingDecision decide_timing(const std::vector<double>& baseline_ms,
+                             const std::vector<double>& candidate_ms,
+                             const CompareSettings& settings);
+
+struct KernelComparison {
+  std::string problem;
+  std::string kernel;
+  Verdict verdict = Verdict::same;
+  bool regression = false;
+  std::string baseline_status;             // empty when missing from the baseline
+  std::string candidate_status;            // empty when missing from the candidate
+  std::optional<TimingComparison> timing;  // when both passed and both were timed
+  std::string note;  // e.g. the candidate's failure reason, or why inconclusive
+};
+
+struct Comparison {
+  ReportInfo baseline;
+  ReportInfo candidate;
+  CompareSettings settings;
+  std::vector<std::string> warnings;          // mismatches allowed by allow_mismatch, aborted runs
+  std::vector<std::string> missing_problems;  // problem ids in the baseline only
+  std::vector<std::string> new_problems;      // problem ids in the candidate only
+  std::vector<KernelComparison> results;      // baseline order; new kernels after their problem's
+  int regressions = 0;
+  int inconclusive = 0;
+  int exit_code = 0;  // 0, 1 (a regression) or 4 (strict and some verdict inconclusive)
+};
+
+// Throws UsageError (exit 2) when the device names or config hashes differ, unless
+// settings.allow_mismatch (then it adds a warning and goes on).
+Comparison compare_reports(const ComparableReport& baseline, const ComparableReport& candidate,
+                           const CompareSettings& settings);
+
+}  // namespace normbench

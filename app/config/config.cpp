@@ -1,0 +1,246 @@
+#include "app/config/config.hpp"
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "app/util/errors.hpp"
+#include "app/util/hashing.hpp"
+#include "app/util/json_checks.hpp"
+
+namespace normbench {
+
+// Defined in the generated builtin_config.cpp: the text of configs/kernelbench.json.
+const char* builtin_config_text();
+
+namespace {
+
+// Everything `defaults` may set and any problem may override.
+struct Settings {
+  std::string dtype = "float32";
+  double eps = 1e-5;
+  bool affine = true;
+  Tolerance tolerance;
+  std::map<std::string, Distribution> inputs = {{"x", Distribution::uniform()},
+                                                {"weight", Distribution::normal()},
+                                                {"bias", Distribution::normal()}};
+  uint64_t seed = 42;
+  int trials = 3;
+  TimingSettings timing;
+};
+
+#define NORMBENCH_SETTING_KEYS \
+  "dtype", "eps", "affine", "tolerance", "inputs", "seed", "trials", "timing"
+
+void apply_tolerance(const CheckedJson& node, Tolerance& t) {
+  node.expect_object({"rtol", "atol"});
+  if (node.has("rtol")) t.rtol = node.at("rtol").as_number_at_least(0.0);
+  if (node.has("atol")) t.atol = node.at("atol").as_number_at_least(0.0);
+}
+
+void apply_timing(const CheckedJson& node, TimingSettings& t) {
+  node.expect_object({"warmup", "min_samples", "max_noise", "max_time_s", "flush_l2"});
+  if (node.has("warmup")) t.warmup = static_cast<int>(node.at("warmup").as_int(0, 1000000));
+  if (node.has("min_samples"))
+    t.min_samples = static_cast<int>(node.at("min_samples").as_int(1, 1000000));
+  if (node.has("max_noise")) t.max_noise = node.at("max_noise").as_number_above(0.0);
+  if (node.has("max_time_s")) t.max_time_s = node.at("max_time_s").as_number_above(0.0);
+  if (node.has("flush_l2")) t.flush_l2 = node.at("flush_l2").as_bool();
+}
+
+// Reads the setting keys present in `node` over `s`; nested objects override key by key.
+void apply_settings(const CheckedJson& node, Settings& s) {
+  if (node.has("dtype")) {
+    const auto dtype = node.at("dtype");
+    s.dtype = dtype.as_string();
+    if (s.dtype != "float32") dtype.fail("unsupported dtype \"" + s.dtype + "\"; allowed: float32");
+  }
+  if (node.has("eps")) s.eps = node.at("eps").as_number_above(0.0);
+  if (node.has("affine")) s.affine = node.at("affine").as_bool();
+  if (node.has("tolerance")) apply_tolerance(node.at("tolerance"), s.tolerance);
+  if (node.has("inputs")) {
+    const auto inputs = node.at("inputs");
+    inputs.expect_object({"x", "weight", "bias"});
+    for (const auto& item : inputs.node().items())
+      s.inputs[item.key()] = parse_distribution(inputs.at(item.key()));
+  }
+  if (node.has("seed")) s.seed = node.at("seed").as_uint64();
+  if (node.has("trials")) s.trials = static_cast<int>(node.at("trials").as_int(1, 1000000));
+  if (node.has("timing")) apply_timing(node.at("timing"), s.timing);
+}
+
+void check_id(const CheckedJson& node, const std::string& id, std::set<std::string>& seen) {
+  // Ids name --save-tensors folders and --problem arguments: a leading '.' would allow "." and
+  // "..", which escape the folder, and a leading '-' reads as an option.
+  static const std::regex kIdPattern("[A-Za-z0-9_][A-Za-z0-9_.-]*");
+  if (!std::regex_match(id, kIdPattern))
+    node.fail("\"" + id + "\" is not a valid id; allowed: letters, digits, '_', '.', '-', " +
+              "starting with a letter, digit or '_'");
+  if (!seen.insert(id).second) node.fail("duplicate problem id \"" + id + "\"");
+}
+
+Op parse_op(const CheckedJson& node) {
+  const std::string name = node.as_string();
+  if (auto op = op_from_name(name)) return *op;
+  std::string allowed;
+  for (Op op : kAllOps) allowed += (allowed.empty() ? "" : ", ") + std::string(op_name(op));
+  node.fail("unknown op \"" + name + "\"; allowed: " + allowed);
+}
+
+// The last k dims of `shape`, as a hint for messages.
+std::string suffix_examples(const std::vector<int64_t>& shape) {
+  std::string out;
+  for (size_t k = 1; k <= shape.size() && k <= 3; ++k) {
+    std::vector<int64_t> suffix(shape.end() - static_cast<long>(k), shape.end());
+    out += (out.empty() ? "" : " or ") + format_dims(suffix);
+  }
+  return out;
+}
+
+ProblemShape parse_shape(const CheckedJson& node, Op op, const Settings& s) {
+  const auto shape = node.at("shape").as_dims();
+  std::vector<int64_t> normalized;
+  int64_t groups = 0;
+  double scale = 1.0;
+  if (op == Op::group_norm) {
+    if (shape.size() < 2)
+      node.at("shape").fail("group_norm needs shape (N, C, spatial...); got " + format_dims(shape) +
+                            "; allowed: 2 or more dims");
+    const auto groups_node = node.at("groups");
+    groups = groups_node.as_int(1, shape[1]);
+    if (shape[1] % groups != 0)
+      groups_node.fail(std::to_string(groups) + " does not divide the channel count " +
+                       std::to_string(shape[1]) + " (shape[1]); allowed: a divisor of " +
+                       std::to_string(shape[1]));
+  } else {
+    const auto normalized_node = node.at("normalized_shape");
+    normalized = normalized_node.as_dims();
+    const bool is_suffix = normalized.size() <= shape.size() &&
+                           std::equal(normalized.rbegin(), normalized.rend(), shape.rbegin());
+    if (!is_suffix)
+      normalized_node.fail(format_dims(normalized) + " is not a suffix of shape " +
+                           format_dims(shape) + "; allowed: the trailing dims of shape, e.g. " +
+                           suffix_examples(shape));
+    if (op == Op::layer_norm_gelu_scale && node.has("scale"))
+      scale = node.at("scale").as_finite_number();
+  }
+  return make_problem_shape(op, shape, normalized, groups, s.eps, scale, s.affine);
+}
+
+nlohmann::json settings_json(const ProblemConfig& p) {
+  nlohmann::json inputs = nlohmann::json::object();
+  for (const auto& [name, dist] : p.inputs) inputs[name] = to_json(dist);
+  const auto& t = p.timing;
+  return {{"dtype", p.dtype},
+          {"eps", p.shape.eps},
+          {"affine", p.shape.affine},
+          {"tolerance", {{"rtol", p.tolerance.rtol}, {"atol", p.tolerance.atol}}},
+          {"inputs", inputs},
+          {"seed", p.seed},
+          {"trials", p.trials},
+          {"timing",
+           {{"warmup", t.warmup},
+            {"min_samples", t.min_samples},
+            {"max_noise", t.max_noise},
+            {"max_time_s", t.max_time_s},
+            {"flush_l2", t.flush_l2}}}};
+}
+
+ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
+                            std::set<std::string>& seen_ids) {
+  if (!node.node().is_object()) node.fail("expected a problem object, got " + node.node().dump());
+  const auto op_node = node.at("op");
+  const Op op = parse_op(op_node);
+  if (op == Op::group_norm)
+    node.expect_object({"id", "description", "op", "shape", "groups", NORMBENCH_SETTING_KEYS});
+  else if (op == Op::layer_norm)
+    node.expect_object(
+        {"id", "description", "op", "shape", "normalized_shape", NORMBENCH_SETTING_KEYS});
+  else
+    node.expect_object(
+        {"id", "description", "op", "shape", "normalized_shape", "scale", NORMBENCH_SETTING_KEYS});
+
+  ProblemConfig p;
+  p.id = node.at("id").as_string();
+  check_id(node.at("id"), p.id, seen_ids);
+  if (node.has("description")) p.description = node.at("description").as_string();
+  Settings s = defaults;
+  apply_settings(node, s);
+  p.shape = parse_shape(node, op, s);
+  p.dtype = s.dtype;
+  p.tolerance = s.tolerance;
+  p.inputs = {{"x", s.inputs.at("x")}};
+  if (s.affine) {
+    p.inputs["weight"] = s.inputs.at("weight");
+    p.inputs["bias"] = s.inputs.at("bias");
+  }
+  p.seed = s.seed;
+  p.trials = s.trials;
+  p.timing = s.timing;
+
+  p.resolved = {{"id", p.id}, {"op", op_name(op)}, {"shape", p.shape.shape}};
+  if (!p.description.empty()) p.resolved["description"] = p.description;
+  if (op == Op::group_norm)
+    p.resolved["groups"] = p.shape.groups;
+  else
+    p.resolved["normalized_shape"] = p.shape.normalized_shape;
+  if (op == Op::layer_norm_gelu_scale) p.resolved["scale"] = p.shape.scale;
+  p.resolved.update(settings_json(p));
+  return p;
+}
+
+}  // namespace
+
+RunConfig parse_config(const std::string& text, const std::string& source) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ConfigError(source + ": not valid JSON: " + e.what());
+  }
+  const CheckedJson root(doc, source);
+  root.expect_object({"$schema", "name", "description", "defaults", "problems"});
+
+  RunConfig config;
+  config.source = source;
+  config.name = root.at("name").as_string();
+  if (config.name.empty()) root.at("name").fail("expected a non-empty name");
+  if (root.has("description")) config.description = root.at("description").as_string();
+
+  Settings defaults;
+  if (root.has("defaults")) {
+    const auto node = root.at("defaults");
+    node.expect_object({NORMBENCH_SETTING_KEYS});
+    apply_settings(node, defaults);
+  }
+
+  const auto problems = root.at("problems");
+  problems.expect_array();
+  if (problems.size() == 0) problems.fail("expected at least one problem");
+  std::set<std::string> seen_ids;
+  nlohmann::json resolved_problems = nlohmann::json::array();
+  for (size_t i = 0; i < problems.size(); ++i) {
+    config.problems.push_back(parse_problem(problems.at(i), defaults, seen_ids));
+    resolved_problems.push_back(config.problems.back().resolved);
+  }
+  config.resolved = {{"name", config.name}, {"problems", resolved_problems}};
+  if (!config.description.empty()) config.resolved["description"] = config.description;
+  config.hash = fnv1a64_hex(config.resolved.dump());
+  return config;
+}
+
+RunConfig load_config_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path + ": cannot open config file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ConfigError(path + ": cannot read config file");
+  return parse_config(text.str(), path);
+}
+
+RunConfig builtin_config() {
+  return parse_config(builtin_config_text(), "<built-in configs/kernelbench.json>");
+}
+
+}  // namespace normbench

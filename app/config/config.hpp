@@ -1,0 +1,60 @@
+// A normbench config: named problems, each a normalization op on a shape, with the settings
+// (dtype, tolerance, input distributions, seed, trials, timing) that say how to check and time
+// kernels on it. The format is documented in README.md and configs/normbench.schema.json.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "app/inputs/distribution.hpp"
+#include "kernels/problem_shape.hpp"
+
+namespace normbench {
+
+struct Tolerance {
+  double rtol = 1e-5;
+  double atol = 1e-5;
+};
+
+struct TimingSettings {
+  int warmup = 5;            // launches before the first sample
+  int min_samples = 10;      // never fewer samples than this
+  double max_noise = 0.005;  // stop once stdev/mean of the samples is at most this...
+  double max_time_s = 5.0;   // ...or once this much time was spent sampling
+  bool flush_l2 = true;      // evict L2 before each sample
+};
+
+struct ProblemConfig {
+  std::string id;
+  std::string description;
+  ProblemShape shape;
+  std::string dtype = "float32";
+  Tolerance tolerance;
+  std::map<std::string, Distribution> inputs;  // "x", and "weight"/"bias" when affine
+  uint64_t seed = 42;
+  int trials = 3;
+  TimingSettings timing;
+  nlohmann::json resolved;  // this problem with every default filled in, for the report
+};
+
+struct RunConfig {
+  std::string name;
+  std::string description;
+  std::string source;  // file path, or "<built-in kernelbench>"
+  std::vector<ProblemConfig> problems;
+  nlohmann::json resolved;  // the whole config with defaults applied to every problem
+  std::string hash;         // of `resolved`: reports from equal configs have equal hashes
+};
+
+// Parses and validates a config. `source` names it in error messages. Throws ConfigError
+// naming the source, the JSON path and what is allowed.
+RunConfig parse_config(const std::string& text, const std::string& source);
+RunConfig load_config_file(const std::string& path);
+
+// The three core problems at full size (configs/kernelbench.json, built into the binary).
+RunConfig builtin_config();
+
+}  // namespace normbench

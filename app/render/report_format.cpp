@@ -1,0 +1,197 @@
+#include "app/render/report_format.hpp"
+
+#include <fmt/format.h>
+
+#include "app/util/json_checks.hpp"
+
+namespace normbench {
+
+namespace {
+using Style = ReportCell::Style;
+
+const char* kDash = "\u2014";  // an em dash: no value
+
+struct TimeUnit {
+  const char* name;
+  double per_ms;
+};
+
+TimeUnit time_unit(double ms) {
+  if (ms >= 1000.0) return {"s", 1e-3};
+  if (ms >= 1.0) return {"ms", 1.0};
+  if (ms >= 1e-3) return {"\u00b5s", 1e3};
+  return {"ns", 1e6};
+}
+
+// Four significant digits, trailing zeros kept: 8.516, 2.210, 137.2, 462.6.
+std::string in_unit(double ms, const TimeUnit& unit) {
+  const double v = ms * unit.per_ms;
+  return v >= 1000.0 ? fmt::format("{:.0f}", v) : fmt::format("{:#.4g}", v);
+}
+
+ReportCell text(std::string t, Style style = Style::plain, std::string title = "") {
+  return {std::move(t), style, std::move(title)};
+}
+
+ReportCell missing() {
+  return text(kDash, Style::muted);
+}
+
+std::string status_text(const std::string& status) {
+  if (status == "passed") return "passed";
+  if (status == "failed") return "FAILED";
+  if (status == "not_supported") return "not supported";
+  if (status == "error") return "ERROR";
+  return status;
+}
+
+ReportCell status_cell(const ReportKernel& k) {
+  const Style style = k.status == "passed"                          ? Style::good
+                      : k.status == "failed" || k.status == "error" ? Style::bad
+                                                                    : Style::muted;
+  return text(status_text(k.status), style, k.reason);
+}
+
+ReportCell error_cell(const ReportKernel& k) {
+  if (!k.max_abs_error) return missing();
+  return text(fmt::format("{:.2e}", *k.max_abs_error), Style::plain,
+              k.max_rel_error ? fmt::format("max relative error {:.3g}", *k.max_rel_error) : "");
+}
+
+ReportCell spread_cell(const ReportTiming& t) {
+  const TimeUnit unit = time_unit(t.median_ms);
+  // Sampling that ran out of time never got as quiet as the config asks: flag it.
+  return text(fmt::format("\u00b1{:.2f}% ({}\u2013{} {})", 100.0 * t.relative_stdev,
+                          in_unit(t.min_ms, unit), in_unit(t.max_ms, unit), unit.name),
+              t.stop_reason == "time_limit" ? Style::warn : Style::plain,
+              fmt::format("{} samples, stdev {}, stopped: {}", t.samples, format_time(t.stdev_ms),
+                          t.stop_reason.empty() ? "?" : t.stop_reason));
+}
+
+ReportCell percent_cell(const ReportKernel& k) {
+  if (!k.percent_of_copy) return missing();
+  if (k.suspicious)
+    return text(format_percent(*k.percent_of_copy) + " (suspicious)", Style::warn,
+                "faster than a plain copy of the same bytes: the bytes or the timing are wrong");
+  return text(format_percent(*k.percent_of_copy));
+}
+
+ReportCell speedup_cell(const std::optional<double>& ratio) {
+  if (!ratio) return missing();
+  const Style style = *ratio > 1.005 ? Style::good : *ratio < 0.995 ? Style::slower : Style::plain;
+  return text(format_speedup(*ratio), style);
+}
+
+void add_column(ReportTable& t, std::string header, bool numeric) {
+  t.headers.push_back(std::move(header));
+  t.numeric.push_back(numeric);
+}
+}  // namespace
+
+std::string format_time(double ms) {
+  const TimeUnit unit = time_unit(ms);
+  return in_unit(ms, unit) + " " + unit.name;
+}
+
+std::string format_speedup(double ratio) {
+  if (ratio >= 100.0) return fmt::format("{:.0f}\u00d7", ratio);
+  if (ratio >= 10.0) return fmt::format("{:.1f}\u00d7", ratio);
+  if (ratio >= 0.1) return fmt::format("{:.2f}\u00d7", ratio);
+  return fmt::format("{:.2g}\u00d7", ratio);
+}
+
+std::string format_gb_per_s(double gb_per_s) {
+  return gb_per_s >= 100.0 ? fmt::format("{:.0f}", gb_per_s) : fmt::format("{:.1f}", gb_per_s);
+}
+
+std::string format_percent(double percent) {
+  return fmt::format("{:.1f}%", percent);
+}
+
+std::string format_bytes(int64_t bytes) {
+  const auto b = static_cast<double>(bytes);
+  if (b >= 1e9) return fmt::format("{:.2f} GB", b / 1e9);
+  if (b >= 1e6) return fmt::format("{:.1f} MB", b / 1e6);
+  if (b >= 1e3) return fmt::format("{:.1f} kB", b / 1e3);
+  return fmt::format("{} B", bytes);
+}
+
+std::string problem_summary(const ReportProblem& p) {
+  std::string out = p.op + " " + format_dims(p.shape);
+  if (p.min_bytes) out += ", at least " + format_bytes(*p.min_bytes) + " moved";
+  return out;
+}
+
+std::string baseline_header(const ReportProblem& p) {
+  const std::string suffix = ".naive";
+  const std::string& id = p.baseline_id;
+  if (id.size() >= suffix.size() &&
+      id.compare(id.size() - suffix.size(), suffix.size(), suffix) == 0)
+    return "vs naive";
+  return "vs " + (id.empty() ? std::string("baseline") : id);
+}
+
+ReportTable problem_table(const ReportModel& model, const ReportProblem& p) {
+  const bool several = model.sources.size() > 1;
+  ReportTable t;
+  add_column(t, "Kernel", false);
+  if (several) add_column(t, "Report", false);
+  add_column(t, "Verification", false);
+  add_column(t, "Max abs error", true);
+  add_column(t, "Median", true);
+  add_column(t, "Spread (rel. stdev, min\u2013max)", true);
+  add_column(t, "GB/s", true);
+  add_column(t, "% of copy", true);
+  add_column(t, baseline_header(p), true);
+  if (model.has_torch_eager) add_column(t, std::string("vs ") + kTorchEagerId, true);
+  if (model.has_torch_compile) add_column(t, std::string("vs ") + kTorchCompileId, true);
+
+  for (const auto& k : p.kernels) {
+    std::vector<ReportCell> row;
+    row.push_back(text(k.id + (k.is_baseline ? " (baseline)" : ""), Style::plain, k.description));
+    if (several) row.push_back(text(model.sources[k.source].label, Style::muted));
+    row.push_back(status_cell(k));
+    row.push_back(error_cell(k));
+    if (k.timing) {
+      row.push_back(text(format_time(k.timing->median_ms)));
+      row.push_back(spread_cell(*k.timing));
+    } else {
+      row.push_back(text(k.status == "passed" ? "not timed" : kDash, Style::muted));
+      row.push_back(missing());
+    }
+    row.push_back(k.gb_per_s ? text(format_gb_per_s(*k.gb_per_s)) : missing());
+    row.push_back(percent_cell(k));
+    row.push_back(speedup_cell(k.vs_baseline));
+    if (model.has_torch_eager) row.push_back(speedup_cell(k.vs_torch_eager));
+    if (model.has_torch_compile) row.push_back(speedup_cell(k.vs_torch_compile));
+    t.rows.push_back(std::move(row));
+    if (k.status != "passed" && !k.reason.empty())
+      t.notes.push_back(k.id + " (" + status_text(k.status) + "): " + k.reason);
+  }
+  return t;
+}
+
+ReportTable sources_table(const ReportModel& model) {
+  ReportTable t;
+  add_column(t, "Report", false);
+  add_column(t, "Tool", false);
+  add_column(t, "GPU", false);
+  add_column(t, "Copy GB/s", true);
+  add_column(t, "Created", false);
+  add_column(t, "Config", false);
+  for (const auto& s : model.sources) {
+    std::vector<ReportCell> row;
+    row.push_back(text(s.label, Style::plain, s.path));
+    row.push_back(s.tool.empty() ? missing() : text(s.tool));
+    row.push_back(s.device_name.empty() ? missing() : text(s.device_name));
+    row.push_back(s.copy_gb_per_s ? text(format_gb_per_s(*s.copy_gb_per_s)) : missing());
+    row.push_back(s.created_at.empty() ? missing() : text(s.created_at));
+    const std::string config =
+        s.config_name + (s.config_hash.empty() ? "" : " (" + s.config_hash + ")");
+    row.push_back(config.empty() ? missing() : text(config));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+}  // namespace normbench

@@ -1,0 +1,44 @@
+// The tables of `normbench report`, as plain-text cells: one definition that the Markdown and
+// the HTML renderers both draw, so that both show the same numbers the same way.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/render/report_model.hpp"
+
+namespace normbench {
+
+struct ReportCell {
+  enum class Style { plain, good, bad, warn, muted, slower };  // bad, warn: emphasised
+  std::string text;
+  Style style = Style::plain;
+  std::string title;  // longer explanation (an HTML tooltip); may be empty
+};
+
+struct ReportTable {
+  std::vector<std::string> headers;
+  std::vector<bool> numeric;  // per column: right-aligned
+  std::vector<std::vector<ReportCell>> rows;
+  std::vector<std::string> notes;  // why kernels failed or were not run, one line each
+};
+
+// The problem's kernels: verification, error, time, spread, bandwidth, speedups.
+ReportTable problem_table(const ReportModel& model, const ReportProblem& problem);
+// One row per input report: file, tool, GPU, copy bandwidth, time, config.
+ReportTable sources_table(const ReportModel& model);
+
+// "layer_norm [16, 64, 256, 256], at least 570.4 MB moved"
+std::string problem_summary(const ReportProblem& problem);
+// "vs naive" for a baseline "<op>.naive", else "vs <baseline id>".
+std::string baseline_header(const ReportProblem& problem);
+
+std::string format_time(double ms);        // "8.516 ms", "180.0 µs"
+std::string format_speedup(double ratio);  // "18.4×", "1.00×", "0.084×"
+std::string format_gb_per_s(double gb_per_s);
+std::string format_percent(double percent);
+std::string format_bytes(int64_t bytes);  // "570.4 MB", "7.52 GB"
+
+}  // namespace normbench

@@ -1,0 +1,76 @@
+#include "app/render/report_markdown.hpp"
+
+#include <fmt/format.h>
+
+#include "app/render/report_format.hpp"
+
+namespace normbench {
+
+namespace {
+
+// Markdown outside tables: no line breaks, markup characters escaped. Underscores inside ids
+// ("layer_norm.naive") and brackets of shapes stay readable: GitHub does not emphasise within
+// words, and brackets only make a link when "](" follows.
+std::string markdown_text(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool link = c == ']' && i + 1 < text.size() && text[i + 1] == '(';
+    if (c == '\n' || c == '\r' || c == '\t') {
+      out += ' ';
+    } else if (c == '\\' || c == '`' || c == '*' || c == '<' || c == '>' || c == '|' || c == '&' ||
+               link) {
+      out += '\\';
+      out += c;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string render_table(const ReportTable& t) {
+  std::string out = "|";
+  for (const auto& h : t.headers) out += " " + markdown_text(h) + " |";
+  out += "\n|";
+  for (bool numeric : t.numeric) out += numeric ? " ---: |" : " --- |";
+  out += "\n";
+  for (const auto& row : t.rows) {
+    out += "|";
+    for (const auto& cell : row) {
+      const bool strong =
+          cell.style == ReportCell::Style::bad || cell.style == ReportCell::Style::warn;
+      const std::string text = markdown_text(cell.text);
+      out += " " + (strong ? "**" + text + "**" : text) + " |";
+    }
+    out += "\n";
+  }
+  for (size_t i = 0; i < t.notes.size(); ++i)
+    out += (i == 0 ? "\n" : "") + std::string("- ") + markdown_text(t.notes[i]) + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string render_markdown(const ReportModel& model) {
+  std::string out = "# normbench report\n\n";
+  out +=
+      "Median time of each kernel over its samples, with the relative standard deviation and "
+      "the fastest and slowest sample. GB/s is the minimum bytes a kernel must move (x read "
+      "and y written once, weight and bias read once) over the median time; % of copy "
+      "compares it with the report's measured device-to-device copy bandwidth. Speedups are "
+      "the other kernel's median over this kernel's median (above 1: this one is faster).\n\n";
+  out += "## Reports\n\n" + render_table(sources_table(model));
+  if (!model.warnings.empty()) {
+    out += "\n## Warnings\n\n";
+    for (const auto& w : model.warnings) out += "- " + markdown_text(w) + "\n";
+  }
+  for (const auto& p : model.problems) {
+    out += "\n## " + markdown_text(p.id) + "\n\n" + markdown_text(problem_summary(p)) + "\n";
+    if (!p.description.empty()) out += "\n" + markdown_text(p.description) + "\n";
+    out += "\n" + render_table(problem_table(model, p));
+  }
+  return out;
+}
+
+}  // namespace normbench

@@ -1,0 +1,13 @@
+// `normbench report --out FILE.md`: the merged reports as GitHub-flavoured Markdown tables,
+// for a README or a pull request.
+#pragma once
+
+#include <string>
+
+#include "app/render/report_model.hpp"
+
+namespace normbench {
+
+std::string render_markdown(const ReportModel& model);
+
+}  // namespace normbench

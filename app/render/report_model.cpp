@@ -1,0 +1,130 @@
+// Merging loaded reports by problem id and deriving the cross-report speedups.
+#include "app/render/report_model.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "app/util/errors.hpp"
+
+namespace normbench {
+
+namespace {
+
+// Labels are file names; two inputs of one name (run/a.json, old/a.json) get "a.json #2".
+void make_labels_unique(std::vector<ReportSource>& sources) {
+  std::map<std::string, int> seen;
+  for (auto& s : sources) {
+    const int n = ++seen[s.label];
+    if (n > 1) s.label += " #" + std::to_string(n);
+  }
+}
+
+void check_devices(const std::vector<ReportSource>& sources, bool allow_mismatch,
+                   std::vector<std::string>& warnings) {
+  const ReportSource* first = nullptr;
+  for (const auto& s : sources) {
+    if (s.device_name.empty()) continue;
+    if (!first) {
+      first = &s;
+      continue;
+    }
+    if (s.device_name == first->device_name) continue;
+    const std::string what = "the reports come from different GPU models: " + first->path +
+                             " from \"" + first->device_name + "\", " + s.path + " from \"" +
+                             s.device_name + "\"";
+    if (!allow_mismatch)
+      throw UsageError(what +
+                       "; their times are not comparable (pass --allow-mismatch to merge "
+                       "them anyway)");
+    warnings.push_back(what);
+  }
+}
+
+std::optional<double> ratio(const ReportKernel* other, const ReportKernel& kernel) {
+  if (!other || !other->timing || !kernel.timing) return std::nullopt;
+  return other->timing->median_ms / kernel.timing->median_ms;
+}
+
+void derive_speedups(ReportProblem& problem) {
+  const ReportKernel* baseline =
+      problem.baseline_id.empty() ? nullptr : find_report_kernel(problem, problem.baseline_id);
+  const ReportKernel* eager = find_report_kernel(problem, kTorchEagerId);
+  const ReportKernel* compiled = find_report_kernel(problem, kTorchCompileId);
+  for (auto& k : problem.kernels) {
+    k.vs_baseline = ratio(baseline, k);
+    k.vs_torch_eager = ratio(eager, k);
+    k.vs_torch_compile = ratio(compiled, k);
+  }
+}
+
+// Bandwidth the writer left out but the report has what it takes to compute.
+void fill_bandwidth(ReportKernel& k, const ReportProblem& p, const ReportSource& source) {
+  if (!k.timing) return;
+  if (!k.gb_per_s && p.min_bytes)
+    k.gb_per_s = static_cast<double>(*p.min_bytes) / (k.timing->median_ms * 1e-3) / 1e9;
+  if (!k.percent_of_copy && k.gb_per_s && source.copy_gb_per_s)
+    k.percent_of_copy = 100.0 * *k.gb_per_s / *source.copy_gb_per_s;
+  if (k.percent_of_copy && *k.percent_of_copy > 100.0) k.suspicious = true;
+}
+
+}  // namespace
+
+const ReportKernel* find_report_kernel(const ReportProblem& problem, const std::string& id) {
+  for (const auto& k : problem.kernels)
+    if (k.id == id) return &k;
+  return nullptr;
+}
+
+ReportModel merge_reports(const std::vector<LoadedReport>& reports, bool allow_mismatch) {
+  ReportModel model;
+  for (const auto& r : reports) model.sources.push_back(r.source);
+  make_labels_unique(model.sources);
+  check_devices(model.sources, allow_mismatch, model.warnings);
+
+  std::map<std::string, size_t> problem_index;
+  std::vector<nlohmann::json> identities;  // of the first report that had each problem
+  std::vector<size_t> identity_source;
+  for (size_t s = 0; s < reports.size(); ++s) {
+    const LoadedReport& report = reports[s];
+    for (size_t i = 0; i < report.problems.size(); ++i) {
+      const ReportProblem& incoming = report.problems[i];
+      auto [it, inserted] = problem_index.emplace(incoming.id, model.problems.size());
+      if (inserted) {
+        ReportProblem fresh = incoming;
+        fresh.kernels.clear();
+        model.problems.push_back(std::move(fresh));
+        identities.push_back(report.identities[i]);
+        identity_source.push_back(s);
+      } else if (identities[it->second] != report.identities[i]) {
+        const std::string what = "problem " + incoming.id + " is not the same problem in " +
+                                 reports[identity_source[it->second]].source.path + " and " +
+                                 report.source.path + " (op, shape, inputs or tolerance differ)";
+        if (!allow_mismatch)
+          throw UsageError(what + "; pass --allow-mismatch to merge them anyway");
+        model.warnings.push_back(what);
+      }
+      ReportProblem& merged = model.problems[it->second];
+      merged.sources.push_back(s);
+      if (merged.baseline_id.empty()) merged.baseline_id = incoming.baseline_id;
+      if (merged.description.empty()) merged.description = incoming.description;
+      if (!merged.min_bytes) merged.min_bytes = incoming.min_bytes;
+      for (const auto& kernel : incoming.kernels) {
+        if (const ReportKernel* other = find_report_kernel(merged, kernel.id))
+          model.warnings.push_back("problem " + merged.id + ": kernel " + kernel.id +
+                                   " appears in " + model.sources[other->source].label + " and " +
+                                   model.sources[s].label + "; speedups over it use the first");
+        merged.kernels.push_back(kernel);
+        merged.kernels.back().source = s;
+        fill_bandwidth(merged.kernels.back(), merged, model.sources[s]);
+      }
+    }
+  }
+  for (auto& p : model.problems) {
+    derive_speedups(p);
+    model.has_torch_eager = model.has_torch_eager || find_report_kernel(p, kTorchEagerId);
+    model.has_torch_compile = model.has_torch_compile || find_report_kernel(p, kTorchCompileId);
+  }
+  return model;
+}
+
+}  // namespace normbench

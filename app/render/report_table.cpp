@@ -1,0 +1,71 @@
+#include "app/render/report_table.hpp"
+
+#include <fmt/format.h>
+
+namespace normbench {
+
+namespace {
+std::string shape_text(const ProblemConfig& c) {
+  std::string dims;
+  for (int64_t d : c.shape.shape) dims += (dims.empty() ? "" : "x") + std::to_string(d);
+  return dims;
+}
+
+std::string problem_line(const ProblemResult& p) {
+  const ProblemConfig& c = *p.config;
+  return fmt::format("{}  {} {}  {} segments of {}  min bytes {:.1f} MB{}\n", c.id,
+                     op_name(c.shape.op), shape_text(c), c.shape.num_segments, c.shape.segment_size,
+                     static_cast<double>(c.shape.min_bytes()) / 1e6,
+                     p.skipped ? "  SKIPPED: " + p.reason : "");
+}
+
+double worst_abs_error(const KernelResult& k) {
+  double worst = 0.0;
+  for (const auto& t : k.trials) worst = std::max(worst, t.result.max_abs_error);
+  return worst;
+}
+
+std::string kernel_line(const KernelResult& k) {
+  std::string timing = fmt::format("{:>10} {:>16}", "-", "-");
+  std::string bandwidth = fmt::format("{:>8} {:>7}", "-", "-");
+  std::string speedup = fmt::format("{:>8}", "-");
+  if (k.timing) {
+    const auto& s = k.timing->summary;
+    timing = fmt::format("{:>10.4f} {:>16}", s.median,
+                         fmt::format("±{:.1f}% n={}", 100.0 * s.relative_stdev(), s.count));
+  }
+  if (k.bandwidth_gb_per_s)
+    bandwidth = fmt::format("{:>8.0f} {:>7}", *k.bandwidth_gb_per_s,
+                            k.percent_of_copy ? fmt::format("{:.0f}%", *k.percent_of_copy) : "-");
+  if (k.speedup_vs_baseline) speedup = fmt::format("{:>7.2f}x", *k.speedup_vs_baseline);
+  const std::string error = k.trials.empty() ? "-" : fmt::format("{:.1e}", worst_abs_error(k));
+  const std::string name =
+      k.dispatches_to.empty()
+          ? k.id
+          : k.id + " -> " + k.dispatches_to.substr(k.dispatches_to.find('.') + 1);
+  std::string line = fmt::format("  {:<50} {:<13} {} {} {} {:>8}\n", name, to_string(k.status),
+                                 timing, bandwidth, speedup, error);
+  if (!k.reason.empty()) line += fmt::format("      {}\n", k.reason);
+  return line;
+}
+}  // namespace
+
+std::string format_run_table(const RunReport& r) {
+  std::string out;
+  if (r.device)
+    out += fmt::format("device: {} ({} SMs, cc {}.{})\n", r.device->name, r.device->sm_count,
+                       r.device->compute_capability_major, r.device->compute_capability_minor);
+  if (r.copy_bandwidth)
+    out += fmt::format("copy bandwidth: {:.0f} GB/s (device-to-device, read + write)\n",
+                       r.copy_bandwidth->gb_per_s);
+  for (const auto& p : r.problems) {
+    out += "\n" + problem_line(p);
+    out += fmt::format("  {:<50} {:<13} {:>10} {:>16} {:>8} {:>7} {:>8} {:>8}\n", "kernel",
+                       "status", "median ms", "spread", "GB/s", "% copy", "speedup", "max err");
+    for (const auto& k : p.kernels) out += kernel_line(k);
+  }
+  if (!r.aborted.empty()) out += "\nRUN ABORTED: " + r.aborted + "\n";
+  return out;
+}
+
+}  // namespace normbench

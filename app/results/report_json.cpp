@@ -1,0 +1,187 @@
+#include "app/results/report_json.hpp"
+
+#include <cmath>
+
+#include "app/util/version.hpp"
+
+namespace normbench {
+
+namespace {
+using json = nlohmann::json;
+
+template <typename T>
+json optional_json(const std::optional<T>& value) {
+  return value ? finite_or_null(*value) : json(nullptr);
+}
+
+json mismatch_json(const Mismatch& m) {
+  json j = {{"index", m.index},
+            {"coords", m.coords},
+            {"value", finite_or_null(m.value)},
+            {"expected", finite_or_null(m.expected)}};
+  if (!std::isfinite(m.value))
+    j["value_text"] = std::isnan(m.value) ? "nan" : (m.value > 0 ? "inf" : "-inf");
+  return j;
+}
+
+json trial_json(const TrialVerification& t) {
+  const VerificationResult& r = t.result;
+  json mismatches = json::array();
+  for (const auto& m : r.first_mismatches) mismatches.push_back(mismatch_json(m));
+  return {{"trial", t.trial},
+          {"seed", t.seed},
+          {"passed", r.passed},
+          {"checked", r.checked},
+          {"violations", r.violations},
+          {"nonfinite", r.nonfinite},
+          {"max_abs_error", finite_or_null(r.max_abs_error)},
+          {"max_rel_error", finite_or_null(r.max_rel_error)},
+          {"rel_l2_error", optional_json(r.rel_l2_error)},
+          {"inputs_unchanged", r.inputs_unchanged},
+          {"first_mismatches", mismatches}};
+}
+
+json verification_json(const KernelResult& k) {
+  if (k.trials.empty()) return nullptr;
+  bool passed = true;
+  double max_abs = 0.0, max_rel = 0.0;
+  int64_t violations = 0;
+  json trials = json::array();
+  for (const auto& t : k.trials) {
+    passed = passed && t.result.passed && t.result.inputs_unchanged;
+    max_abs = std::max(max_abs, t.result.max_abs_error);
+    max_rel = std::max(max_rel, t.result.max_rel_error);
+    violations += t.result.violations;
+    trials.push_back(trial_json(t));
+  }
+  return {{"passed", passed},
+          {"violations", violations},
+          {"max_abs_error", finite_or_null(max_abs)},
+          {"max_rel_error", finite_or_null(max_rel)},
+          {"trials", trials}};
+}
+
+json timing_json(const TimingResult& t) {
+  const SampleSummary& s = t.summary;
+  return {{"median_ms", s.median},
+          {"mean_ms", s.mean},
+          {"stdev_ms", s.stdev},
+          {"min_ms", s.min},
+          {"max_ms", s.max},
+          {"relative_stdev", s.relative_stdev()},
+          {"samples", s.count},
+          {"stop_reason", to_string(t.stop)},
+          {"sampling_time_s", t.sampling_time_s},
+          {"samples_ms", t.samples_ms}};
+}
+
+json kernel_json(const KernelResult& k) {
+  json j = {{"id", k.id},
+            {"description", k.description},
+            {"is_baseline", k.is_baseline},
+            {"dispatches_to", k.dispatches_to.empty() ? json(nullptr) : json(k.dispatches_to)},
+            {"status", to_string(k.status)},
+            {"reason", k.reason.empty() ? json(nullptr) : json(k.reason)},
+            {"verification", verification_json(k)},
+            {"timing", k.timing ? timing_json(*k.timing) : json(nullptr)},
+            {"bandwidth", nullptr},
+            {"speedup", nullptr}};
+  if (k.bandwidth_gb_per_s) {
+    j["bandwidth"] = {{"gb_per_s", finite_or_null(*k.bandwidth_gb_per_s)},
+                      {"percent_of_copy", optional_json(k.percent_of_copy)},
+                      // Faster than a plain copy of the same bytes means the bytes or the
+                      // timing are wrong (e.g. data served from L2).
+                      {"suspicious", k.percent_of_copy.value_or(0.0) > 100.0}};
+  }
+  if (!k.baseline_id.empty())
+    j["speedup"] = {{"baseline", k.baseline_id},
+                    {"vs_baseline", optional_json(k.speedup_vs_baseline)}};
+  return j;
+}
+
+json problem_json(const ProblemResult& p) {
+  const ProblemConfig& c = *p.config;
+  json kernels = json::array();
+  for (const auto& k : p.kernels) kernels.push_back(kernel_json(k));
+  return {{"id", c.id},
+          {"op", op_name(c.shape.op)},
+          {"shape", c.shape.shape},
+          {"num_segments", c.shape.num_segments},
+          {"segment_size", c.shape.segment_size},
+          {"min_bytes", c.shape.min_bytes()},
+          {"config", c.resolved},
+          {"status", p.skipped ? "skipped" : "ran"},
+          {"reason", p.reason.empty() ? json(nullptr) : json(p.reason)},
+          {"kernels", kernels}};
+}
+
+json device_json(const DeviceInfo& d) {
+  return {{"index", d.index},
+          {"name", d.name},
+          {"sm_count", d.sm_count},
+          {"compute_capability", std::to_string(d.compute_capability_major) + "." +
+                                     std::to_string(d.compute_capability_minor)},
+          {"memory_bytes", d.memory_bytes},
+          {"l2_bytes", d.l2_bytes},
+          {"memory_clock_khz", d.memory_clock_khz},
+          {"memory_bus_width_bits", d.memory_bus_width_bits},
+          {"driver_version", d.driver_version},
+          {"runtime_version", d.runtime_version}};
+}
+
+json settings_json(const RunSettings& s) {
+  return {{"problems", s.problem_filter},
+          {"kernels", s.kernel_filter},
+          {"trials_override", s.trials_override ? json(*s.trials_override) : json(nullptr)},
+          {"seed_override", s.seed_override ? json(*s.seed_override) : json(nullptr)},
+          {"timing", s.timing},
+          {"device", s.device},
+          {"host_threads", s.threads},
+          {"save_tensors", s.save_tensors_dir.empty() ? json(nullptr) : json(s.save_tensors_dir)}};
+}
+
+json summary_json(const RunReport& r) {
+  json counts = {{"kernels", 0}, {"passed", 0},  {"failed", 0},
+                 {"error", 0},   {"skipped", 0}, {"not_supported", 0}};
+  for (const auto& p : r.problems)
+    for (const auto& k : p.kernels) {
+      counts["kernels"] = counts["kernels"].get<int>() + 1;
+      const char* key = to_string(k.status);
+      counts[key] = counts[key].get<int>() + 1;
+    }
+  return counts;
+}
+}  // namespace
+
+json finite_or_null(double value) {
+  return std::isfinite(value) ? json(value) : json(nullptr);
+}
+
+json report_to_json(const RunReport& r) {
+  json problems = json::array();
+  for (const auto& p : r.problems) problems.push_back(problem_json(p));
+  json copy = nullptr;
+  if (r.copy_bandwidth)
+    copy = {{"bytes_moved", r.copy_bandwidth->bytes_moved},
+            {"gb_per_s", r.copy_bandwidth->gb_per_s},
+            {"timing", timing_json(r.copy_bandwidth->timing)}};
+  return {
+      {"schema_version", kReportSchemaVersion},
+      {"tool", {{"name", "normbench"}, {"version", version()}, {"git_revision", git_revision()}}},
+      {"created_at", r.created_at},
+      {"command_line", r.command_line},
+      {"config",
+       {{"name", r.config->name},
+        {"source", r.config->source},
+        {"hash", r.config->hash},
+        {"resolved", r.config->resolved}}},
+      {"device", r.device ? device_json(*r.device) : json(nullptr)},
+      {"settings", settings_json(r.settings)},
+      {"copy_bandwidth", copy},
+      {"problems", problems},
+      {"summary", summary_json(r)},
+      {"aborted", r.aborted.empty() ? json(nullptr) : json(r.aborted)},
+      {"exit_code", r.exit_code}};
+}
+
+}  // namespace normbench

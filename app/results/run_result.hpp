@@ -1,0 +1,99 @@
+// What a `normbench run` found: the data model behind the JSON report and the table.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/check/verify.hpp"
+#include "app/config/config.hpp"
+#include "app/timing/statistics.hpp"
+
+namespace normbench {
+
+enum class KernelStatus { passed, failed, not_supported, error, skipped };
+const char* to_string(KernelStatus status);
+
+struct TrialVerification {
+  int trial = 0;
+  uint64_t seed = 0;
+  VerificationResult result;
+};
+
+struct TimingResult {
+  SampleSummary summary;           // of samples_ms
+  std::vector<double> samples_ms;  // one launch each, in order
+  StopReason stop = StopReason::converged;
+  double sampling_time_s = 0.0;  // wall time spent taking samples
+};
+
+struct KernelResult {
+  std::string id;
+  std::string description;
+  bool is_baseline = false;
+  std::string dispatches_to;  // a dispatching variant's choice for this problem, else empty
+  KernelStatus status = KernelStatus::skipped;
+  std::string reason;  // why not passed: failed verification, not supported, error, skipped
+  std::vector<TrialVerification> trials;
+  std::optional<TimingResult> timing;
+  std::optional<double> bandwidth_gb_per_s;   // min bytes / median time
+  std::optional<double> percent_of_copy;      // of the run's measured copy bandwidth
+  std::optional<double> speedup_vs_baseline;  // baseline median / this median
+  std::string baseline_id;                    // the op's naive kernel
+};
+
+struct ProblemResult {
+  const ProblemConfig* config = nullptr;
+  bool skipped = false;
+  std::string reason;  // why skipped
+  std::vector<KernelResult> kernels;
+};
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  int sm_count = 0;
+  int compute_capability_major = 0;
+  int compute_capability_minor = 0;
+  uint64_t memory_bytes = 0;
+  uint64_t l2_bytes = 0;
+  int driver_version = 0;  // as CUDA encodes it: 13000 = 13.0
+  int runtime_version = 0;
+  int memory_clock_khz = 0;
+  int memory_bus_width_bits = 0;
+};
+
+struct CopyBandwidth {
+  uint64_t bytes_moved = 0;  // read plus written per copy
+  TimingResult timing;
+  double gb_per_s = 0.0;  // bytes_moved / median, 1 GB = 1e9 bytes
+};
+
+struct RunSettings {
+  std::vector<std::string> problem_filter;  // empty: all
+  std::vector<std::string> kernel_filter;   // empty: all
+  std::optional<int> trials_override;
+  std::optional<uint64_t> seed_override;
+  bool timing = true;
+  int device = 0;
+  int threads = 1;
+  std::string save_tensors_dir;  // empty: none
+};
+
+struct RunReport {
+  std::string created_at;  // ISO 8601, UTC
+  std::vector<std::string> command_line;
+  const RunConfig* config = nullptr;
+  RunSettings settings;
+  std::optional<DeviceInfo> device;
+  std::optional<CopyBandwidth> copy_bandwidth;
+  std::vector<ProblemResult> problems;
+  std::string aborted;  // non-empty: the run stopped early, and why
+  int exit_code = 0;
+};
+
+// The exit code a finished run deserves: 3 if aborted, 1 if any kernel failed or errored, else 0.
+int exit_code_for(const RunReport& report);
+
+}  // namespace normbench

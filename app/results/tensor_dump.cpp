@@ -1,0 +1,53 @@
+#include "app/results/tensor_dump.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "app/util/npy.hpp"
+#include "reference/parallel_chunks.hpp"
+
+namespace normbench {
+
+std::string trial_dump_dir(const std::string& root, const std::string& problem_id, int trial) {
+  return root + "/" + problem_id + "/trial" + std::to_string(trial);
+}
+
+void save_inputs(const std::string& dir, const ProblemInputs& inputs) {
+  write_npy(dir + "/x.npy", inputs.x.begin(), inputs.x.shape);
+  if (inputs.weight.size > 0)
+    write_npy(dir + "/weight.npy", inputs.weight.begin(), inputs.weight.shape);
+  if (inputs.bias.size > 0) write_npy(dir + "/bias.npy", inputs.bias.begin(), inputs.bias.shape);
+}
+
+void save_output(const std::string& dir, const std::string& kernel_id, const HostTensor& y) {
+  write_npy(dir + "/" + kernel_id + ".npy", y.begin(), y.shape);
+}
+
+void save_reference(const std::string& dir, const NormalizationReference& reference, int threads) {
+  const ProblemShape& problem = reference.problem();
+  NpyWriter writer(dir + "/reference.npy", NpyType::float64, problem.shape);
+  // Computed and written a slab of about 2^26 elements at a time: the full float64 reference of
+  // B is 15 GB.
+  const int64_t piece_elements =
+      std::min(NormalizationReference::kPieceElements, problem.segment_size);
+  const int64_t pieces_per_slab = std::max<int64_t>(1, (int64_t{1} << 26) / piece_elements);
+  std::vector<double> slab;
+  for (int64_t first = 0; first < reference.num_pieces(); first += pieces_per_slab) {
+    const int64_t last = std::min(reference.num_pieces(), first + pieces_per_slab);
+    const int64_t base = reference.piece_begin(first);
+    slab.resize(static_cast<size_t>(reference.piece_end(last - 1) - base));
+    parallel_for_chunks(
+        last - first, reference.pieces_per_chunk(),
+        [&](int64_t, int64_t chunk_first, int64_t chunk_last) {
+          for (int64_t p = first + chunk_first; p < first + chunk_last; ++p) {
+            const int64_t begin = reference.piece_begin(p);
+            reference.expected(begin, reference.piece_end(p) - begin, slab.data() + (begin - base));
+          }
+        },
+        threads);
+    writer.append(slab.data(), slab.size() * sizeof(double));
+  }
+  writer.commit();
+}
+
+}  // namespace normbench

@@ -1,0 +1,61 @@
+#include "app/util/atomic_file.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "app/util/errors.hpp"
+
+namespace normbench {
+
+namespace fs = std::filesystem;
+
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+  const fs::path target(path_);
+  // Renaming onto a directory fails only at commit(): catch it here, before a long run.
+  std::error_code status_error;  // unreadable status: left to the open below to report
+  if (fs::is_directory(target, status_error))
+    throw UsageError(path_ + ": is a directory; allowed: a file path");
+  std::error_code ec;
+  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+  if (ec) throw UsageError(path_ + ": cannot create directory: " + ec.message());
+  temp_path_ = path_ + ".tmp." + std::to_string(::getpid());
+  out_.open(temp_path_, std::ios::binary | std::ios::trunc);
+  if (!out_) throw UsageError(path_ + ": cannot write: " + std::strerror(errno));
+}
+
+AtomicFile::~AtomicFile() {
+  if (!committed_) {
+    out_.close();
+    std::remove(temp_path_.c_str());
+  }
+}
+
+void AtomicFile::write(const void* data, size_t bytes) {
+  out_.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+  if (!out_) throw UsageError(path_ + ": write failed: " + std::strerror(errno));
+}
+
+void AtomicFile::commit() {
+  out_.flush();
+  out_.close();
+  if (!out_) throw UsageError(path_ + ": write failed: " + std::strerror(errno));
+  if (std::rename(temp_path_.c_str(), path_.c_str()) != 0)
+    throw UsageError(path_ + ": cannot rename temporary file: " + std::strerror(errno));
+  committed_ = true;
+}
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  AtomicFile file(path);
+  file.write(content);
+  file.commit();
+}
+
+void check_writable(const std::string& path) {
+  AtomicFile probe(path);  // removed again by its destructor
+}
+
+}  // namespace normbench

@@ -1,0 +1,151 @@
+// Device helpers shared by the kernel families: the per-element affine + epilogue step, and
+// numerically careful statistics.
+//
+// Why the "shift": the mean of data like 1000 + N(0,1) must be known to ~1e-6 for a 1e-5
+// tolerance, far below float's resolution at 1000 (6e-5). Every kernel subtracts one element
+// of the segment (the shift, exact for nearby values) before summing, and normalizes as
+// ((x - shift) - delta) * rstd with delta = mean - shift: small numbers throughout.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/device/vector_io.cuh"
+
+namespace normbench::kernels {
+
+struct SegmentStats {
+  float shift;  // an element of the segment
+  float delta;  // mean - shift
+  float rstd;   // 1 / sqrt(biased variance + eps)
+};
+
+__device__ __forceinline__ float normalize(float x, const SegmentStats& s) {
+  return ((x - s.shift) - s.delta) * s.rstd;
+}
+
+// Plain LayerNorm / GroupNorm output.
+struct IdentityEpilogue {
+  __device__ __forceinline__ float operator()(float v) const { return v; }
+};
+
+// Exact GELU as torch.nn.functional.gelu (approximate='none') with CUDA's erff (2 ulp), then
+// times `scale`. (The tanh approximation misses a 1e-5 tolerance.)
+struct GeluScaleErffEpilogue {
+  float scale;
+  __device__ __forceinline__ float operator()(float v) const {
+    return 0.5f * v * (1.0f + erff(v * 0.70710678118654752440f)) * scale;
+  }
+};
+
+constexpr float4 kOnes4 = {1.f, 1.f, 1.f, 1.f};
+constexpr float4 kZeros4 = {0.f, 0.f, 0.f, 0.f};
+
+// GELU(v) * scale with erf from a branch-free polynomial instead of erff (which branches on
+// |x| and so runs both paths in a warp with mixed signs and sizes). With t = |v| / sqrt 2,
+// erfc(t) = 2^p(t), p a degree-11 fit of log2(erfc) on [0, 4] (t clamped there: erfc(4) is
+// below float's resolution of 1); then 1 + erf(v/sqrt 2) = 2 - erfc(t) for v >= 0 and erfc(t)
+// for v < 0, so no cancellation. Error of 1 + erf: below 2e-7 absolute for v >= 0, 4e-6
+// relative for v < 0 (where it is below 1): GELU within 4e-7 of the exact value for |v| <= 20
+// (float32 simulation against float64, before exp2f's 2-ulp error).
+struct GeluScalePolyEpilogue {
+  float scale;
+  __device__ __forceinline__ float operator()(float v) const {
+    const float t = fminf(fabsf(v) * 0.70710678118654752440f, 4.0f);
+    float p = 1.1336010885543146e-07f;
+    p = fmaf(p, t, -2.9844850359950215e-06f);
+    p = fmaf(p, t, 3.493388430797495e-05f);
+    p = fmaf(p, t, -0.00023737107403576374f);
+    p = fmaf(p, t, 0.0010043588699772954f);
+    p = fmaf(p, t, -0.0024059941060841084f);
+    p = fmaf(p, t, 7.954031752888113e-05f);
+    p = fmaf(p, t, 0.02782256342470646f);
+    p = fmaf(p, t, -0.14838029444217682f);
+    p = fmaf(p, t, -0.9184222221374512f);
+    p = fmaf(p, t, -1.6279093027114868f);
+    p = fmaf(p, t, 3.292587535952407e-08f);
+    const float erfc_t = exp2f(p);
+    const float one_plus_erf = v >= 0.0f ? 2.0f - erfc_t : erfc_t;
+    return 0.5f * v * one_plus_erf * scale;
+  }
+};
+
+// weight/bias per element of a row (LayerNorm); null pointers mean no affine.
+struct RowParams {
+  const float* weight;
+  const float* bias;
+
+  // The parameters of one row, indexed by position in the row.
+  struct Segment {
+    const float* weight;
+    const float* bias;
+    __device__ __forceinline__ float2 at(int64_t pos) const {
+      return weight ? make_float2(__ldg(weight + pos), __ldg(bias + pos)) : make_float2(1.f, 0.f);
+    }
+    // Elements pos..pos+3; pos % 4 == 0 and 16-byte aligned rows (row size % 4 == 0).
+    __device__ __forceinline__ WeightBias4 at4(int64_t pos) const {
+      if (!weight) return {kOnes4, kZeros4};
+      return {__ldg(reinterpret_cast<const float4*>(weight + pos)),
+              __ldg(reinterpret_cast<const float4*>(bias + pos))};
+    }
+  };
+  __device__ __forceinline__ Segment for_segment(int64_t) const { return {weight, bias}; }
+};
+
+// weight/bias per channel (GroupNorm over NCHW): element `pos` of group `segment` lies in
+// channel (segment % groups) * channels_per_group + pos / spatial.
+struct ChannelParams {
+  const float* weight;
+  const float* bias;
+  int64_t groups;
+  int64_t channels_per_group;
+  int64_t spatial;
+
+  // The parameters of one group, indexed by position in the group.
+  struct Segment {
+    const float* weight;  // at the group's first channel
+    const float* bias;
+    int64_t spatial;
+    bool narrow;  // positions fit in 32 bits: divide in 32 bits, 4x cheaper than in 64
+    __device__ __forceinline__ int64_t channel(int64_t pos) const {
+      return narrow ? static_cast<uint32_t>(pos) / static_cast<uint32_t>(spatial) : pos / spatial;
+    }
+    __device__ __forceinline__ float2 at(int64_t pos) const {
+      if (!weight) return make_float2(1.f, 0.f);
+      const int64_t c = channel(pos);
+      return make_float2(__ldg(weight + c), __ldg(bias + c));
+    }
+    // Elements pos..pos+3; they may straddle channels unless spatial % 4 == 0.
+    __device__ __forceinline__ WeightBias4 at4(int64_t pos) const {
+      if (spatial % 4 == 0) {
+        const float2 wb = at(pos);
+        return {make_float4(wb.x, wb.x, wb.x, wb.x), make_float4(wb.y, wb.y, wb.y, wb.y)};
+      }
+      const float2 a = at(pos), b = at(pos + 1), c = at(pos + 2), d = at(pos + 3);
+      return {make_float4(a.x, b.x, c.x, d.x), make_float4(a.y, b.y, c.y, d.y)};
+    }
+  };
+  __device__ __forceinline__ Segment for_segment(int64_t segment) const {
+    const int64_t first = (segment % groups) * channels_per_group;
+    return {weight ? weight + first : nullptr, weight ? bias + first : nullptr, spatial,
+            channels_per_group * spatial <= int64_t{0xffffffff}};
+  }
+};
+
+template <class Epilogue>
+__device__ __forceinline__ float finish(float normalized, float2 wb, const Epilogue& epilogue) {
+  return epilogue(fmaf(normalized, wb.x, wb.y));
+}
+
+// The output of four consecutive elements.
+template <class Epilogue>
+__device__ __forceinline__ float4 finish4(float4 x, const SegmentStats& s, const WeightBias4& p,
+                                          const Epilogue& epilogue) {
+  return make_float4(epilogue(fmaf(normalize(x.x, s), p.w.x, p.b.x)),
+                     epilogue(fmaf(normalize(x.y, s), p.w.y, p.b.y)),
+                     epilogue(fmaf(normalize(x.z, s), p.w.z, p.b.z)),
+                     epilogue(fmaf(normalize(x.w, s), p.w.w, p.b.w)));
+}
+
+}  // namespace normbench::kernels

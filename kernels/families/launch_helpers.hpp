@@ -1,0 +1,31 @@
+// Host-side helpers shared by kernel launchers: the device-side weight/bias mappings and
+// epilogues of each op, built from a ProblemShape.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "kernels/device/device_math.cuh"
+#include "kernels/problem_shape.hpp"
+#include "kernels/registry.hpp"
+
+namespace normbench::kernels {
+
+inline RowParams row_params(const KernelArgs& args) {
+  return {args.weight, args.bias};
+}
+
+inline ChannelParams channel_params(const ProblemShape& p, const KernelArgs& args) {
+  return {args.weight, args.bias, p.groups, p.channels / p.groups, p.spatial};
+}
+
+// The naive and general kernels use erff; the fast ones the branch-free polynomial erf.
+inline GeluScaleErffEpilogue gelu_scale_erff(const ProblemShape& p) {
+  return {static_cast<float>(p.scale)};
+}
+inline GeluScalePolyEpilogue gelu_scale_poly(const ProblemShape& p) {
+  return {static_cast<float>(p.scale)};
+}
+
+}  // namespace normbench::kernels
