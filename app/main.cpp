@@ -1,15 +1,11 @@
 // normbench: verify and time CUDA normalization kernels. One subcommand per file in cli/;
-// this file parses the command line and turns errors into documented exit codes.
+// this file lists them, parses the command line and turns errors into documented exit codes.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <new>
 #include <string>
-#include <vector>
 
-#include "app/cli/compare_command.hpp"
-#include "app/cli/list_command.hpp"
-#include "app/cli/report_command.hpp"
-#include "app/cli/run_command.hpp"
+#include "app/cli/command.hpp"
 #include "app/util/errors.hpp"
 #include "app/util/version.hpp"
 
@@ -24,27 +20,16 @@ int main(int argc, char** argv) {
                        std::string("normbench ") + version() + " (" + git_revision() + ")");
   app.require_subcommand(1);
 
-  RunOptions run_options;
-  ListOptions list_options;
-  ReportOptions report_options;
-  CompareOptions compare_options;
-  CLI::App* run = add_run_command(app, run_options);
-  CLI::App* list = add_list_command(app, list_options);
-  CLI::App* report = add_report_command(app, report_options);
-  CLI::App* compare = add_compare_command(app, compare_options);
+  CommandContext context{std::vector<std::string>(argv, argv + argc)};
+  add_run_command(app, context);
+  add_list_command(app, context);
+  add_compare_command(app, context);
+  add_report_command(app, context);
 
   try {
-    app.parse(argc, argv);
+    app.parse(argc, argv);  // runs the chosen subcommand's callback
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;  // --help and --version exit 0
-  }
-
-  const std::vector<std::string> command_line(argv, argv + argc);
-  try {
-    if (*run) return run_run_command(run_options, command_line);
-    if (*list) return run_list_command(list_options);
-    if (*report) return run_report_command(report_options);
-    if (*compare) return run_compare_command(compare_options);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "normbench: %s\n", e.what());
     return kExitUsage;
@@ -58,5 +43,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "normbench: internal error: %s\n", e.what());
     return kExitRuntime;
   }
-  return kExitUsage;
+  return context.exit_code;
 }

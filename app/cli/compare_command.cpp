@@ -1,13 +1,48 @@
-#include "app/cli/compare_command.hpp"
+// `normbench compare BASELINE.json CANDIDATE.json`: per kernel, faster, slower, same or
+// inconclusive (and correctness changes); exits 1 on a regression. Needs no GPU.
+#include <memory>
+
+#include "app/cli/command.hpp"
+#include "app/compare/compare.hpp"
 
 #include <cstdio>
 
 #include "app/compare/compare_format.hpp"
-#include "app/results/compare_report.hpp"
+#include "app/results/report_reader.hpp"
 
 namespace normbench {
 
-CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
+namespace {
+
+struct CompareOptions {
+  std::string baseline;
+  std::string candidate;
+  std::string format = "table";  // table, markdown or json
+  bool json = false;             // same as --format json
+  CompareSettings settings;
+};
+
+int compare(const CompareOptions& o) {
+  const LoadedReport baseline = read_report_file(o.baseline);
+  const LoadedReport candidate = read_report_file(o.candidate);
+  const Comparison comparison = compare_reports(baseline, candidate, o.settings);
+  for (const auto& w : comparison.warnings)
+    std::fprintf(stderr, "normbench: warning: %s\n", w.c_str());
+  const std::string format = o.json ? "json" : o.format;
+  if (format == "json")
+    std::puts(compare_to_json(comparison).dump(2).c_str());
+  else if (format == "markdown")
+    std::fputs(format_compare_markdown(comparison).c_str(), stdout);
+  else
+    std::fputs(format_compare_table(comparison).c_str(), stdout);
+  return comparison.exit_code;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<CompareOptions>();
+  CompareOptions& o = *options;
   CLI::App* cmd = app.add_subcommand(
       "compare",
       "Compare two run reports kernel by kernel: faster, slower, same or inconclusive (no GPU "
@@ -38,23 +73,7 @@ CLI::App* add_compare_command(CLI::App& app, CompareOptions& o) {
                 "Compare reports of different GPU models or configs anyway (with a warning)");
   cmd->add_flag("--strict", s.strict,
                 "Exit 4 when some verdict is inconclusive (and none regressed)");
-  return cmd;
-}
-
-int run_compare_command(const CompareOptions& o) {
-  const ComparableReport baseline = load_report(o.baseline);
-  const ComparableReport candidate = load_report(o.candidate);
-  const Comparison comparison = compare_reports(baseline, candidate, o.settings);
-  for (const auto& w : comparison.warnings)
-    std::fprintf(stderr, "normbench: warning: %s\n", w.c_str());
-  const std::string format = o.json ? "json" : o.format;
-  if (format == "json")
-    std::puts(compare_to_json(comparison).dump(2).c_str());
-  else if (format == "markdown")
-    std::fputs(format_compare_markdown(comparison).c_str(), stdout);
-  else
-    std::fputs(format_compare_table(comparison).c_str(), stdout);
-  return comparison.exit_code;
+  cmd->callback([options, &context] { context.exit_code = compare(*options); });
 }
 
 }  // namespace normbench

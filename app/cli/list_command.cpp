@@ -1,4 +1,7 @@
-#include "app/cli/list_command.hpp"
+// `normbench list`: every op and registered kernel variant; needs no GPU.
+#include <memory>
+
+#include "app/cli/command.hpp"
 
 #include <fmt/format.h>
 
@@ -9,14 +12,10 @@
 
 namespace normbench {
 
-CLI::App* add_list_command(CLI::App& app, ListOptions& o) {
-  CLI::App* cmd = app.add_subcommand("list", "List every op and registered kernel (no GPU needed)");
-  cmd->add_flag("--json", o.json, "Print as JSON");
-  return cmd;
-}
+namespace {
 
-int run_list_command(const ListOptions& o) {
-  if (o.json) {
+int list(bool as_json) {
+  if (as_json) {
     nlohmann::json ops = nlohmann::json::array();
     for (Op op : kAllOps) {
       nlohmann::json kernels = nlohmann::json::array();
@@ -37,6 +36,15 @@ int run_list_command(const ListOptions& o) {
         fmt::print("  {:<44} {}{}\n", k.id, k.is_baseline ? "[baseline] " : "", k.description);
   }
   return 0;
+}
+
+}  // namespace
+
+void add_list_command(CLI::App& app, CommandContext& context) {
+  auto as_json = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand("list", "List every op and registered kernel (no GPU needed)");
+  cmd->add_flag("--json", *as_json, "Print as JSON");
+  cmd->callback([as_json, &context] { context.exit_code = list(*as_json); });
 }
 
 }  // namespace normbench

@@ -1,16 +1,29 @@
-#include "app/cli/report_command.hpp"
+// `normbench report`: merge run reports (a normbench run, a PyTorch run of
+// scripts/torch_baseline.py, ...) into one HTML page with charts or Markdown tables.
+#include <memory>
+
+#include "app/cli/command.hpp"
 
 #include <cstdio>
 
 #include "app/render/report_html.hpp"
 #include "app/render/report_markdown.hpp"
 #include "app/render/report_model.hpp"
+#include "app/results/report_reader.hpp"
 #include "app/util/atomic_file.hpp"
 #include "app/util/errors.hpp"
 
 namespace normbench {
 
 namespace {
+
+struct ReportOptions {
+  std::vector<std::string> inputs;
+  std::string out;              // FILE.html, FILE.md, or "-" for standard output
+  std::string format = "auto";  // auto (from the --out extension), html, markdown
+  bool allow_mismatch = false;
+};
+
 bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() &&
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -33,27 +46,9 @@ std::string output_format(const ReportOptions& o) {
                    ": cannot tell the format from the name; allowed: a name ending in .html, "
                    ".htm, .md or .markdown, or --format html|markdown");
 }
-}  // namespace
-
-CLI::App* add_report_command(CLI::App& app, ReportOptions& o) {
-  CLI::App* cmd = app.add_subcommand(
-      "report",
-      "Merge JSON reports (normbench run, scripts/torch_baseline.py) by problem into an HTML "
-      "page with charts or Markdown tables (no GPU needed)");
-  cmd->add_option("reports", o.inputs, "Report files (JSON, schema_version 1)")->required();
-  cmd->add_option("--out,-o", o.out, "Output: FILE.html, FILE.md, or - for standard output")
-      ->required();
-  cmd->add_option("--format", o.format,
-                  "Output format (default: from the --out extension; Markdown for -)")
-      ->check(CLI::IsMember({"auto", "html", "markdown"}));
-  cmd->add_flag("--allow-mismatch", o.allow_mismatch,
-                "Merge reports from different GPU models, or with different problems under one "
-                "id, with a warning instead of refusing");
-  return cmd;
-}
-
-int run_report_command(const ReportOptions& o) {
+int report(const ReportOptions& o) {
   const std::string format = output_format(o);
+  if (o.out != "-") refuse_overwriting_inputs("--out", o.out, o.inputs);
   std::vector<LoadedReport> reports;
   for (const auto& path : o.inputs) reports.push_back(read_report_file(path));
   const ReportModel model = merge_reports(reports, o.allow_mismatch);
@@ -67,6 +62,27 @@ int run_report_command(const ReportOptions& o) {
                 model.problems.size(), model.sources.size());
   }
   return kExitOk;
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<ReportOptions>();
+  ReportOptions& o = *options;
+  CLI::App* cmd = app.add_subcommand(
+      "report",
+      "Merge JSON reports (normbench run, scripts/torch_baseline.py) by problem into an HTML "
+      "page with charts or Markdown tables (no GPU needed)");
+  cmd->add_option("reports", o.inputs, "Report files (JSON, schema_version 1)")->required();
+  cmd->add_option("--out,-o", o.out, "Output: FILE.html, FILE.md, or - for standard output")
+      ->required();
+  cmd->add_option("--format", o.format,
+                  "Output format (default: from the --out extension; Markdown for -)")
+      ->check(CLI::IsMember({"auto", "html", "markdown"}));
+  cmd->add_flag("--allow-mismatch", o.allow_mismatch,
+                "Merge reports from different GPU models, or with different problems under one "
+                "id, with a warning instead of refusing");
+  cmd->callback([options, &context] { context.exit_code = report(*options); });
 }
 
 }  // namespace normbench

@@ -46,28 +46,21 @@
 namespace normbench {
 
 namespace {
-bool is_failing(const std::string& status) {
-  return status == "failed" || status == "error";
-}
-bool is_absent(const std::string& status) {
-  return status == "not_supported" || status == "skipped";
-}
-
 std::string shown_name(const std::string& name) {
   return name.empty() ? "(no device)" : "\"" + name + "\"";
 }
 
-void check_match(const ReportInfo& b, const ReportInfo& c, const CompareSettings& settings,
+void check_match(const ReportHeader& b, const ReportHeader& c, const CompareSettings& settings,
                  std::vector<std::string>& warnings) {
   std::vector<std::string> problems;
   if (b.device_name != c.device_name)
-    problems.push_back("different GPU models: baseline " + b.source + " ran on " +
-                       shown_name(b.device_name) + ", candidate " + c.source + " on " +
+    problems.push_back("different GPU models: baseline " + b.path + " ran on " +
+                       shown_name(b.device_name) + ", candidate " + c.path + " on " +
                        shown_name(c.device_name));
   if (b.config_hash != c.config_hash)
-    problems.push_back("different configs: baseline " + b.source + " has config \"" +
-                       b.config_name + "\" hash " + b.config_hash + ", candidate " + c.source +
-                       " has \"" + c.config_name + "\" hash " + c.config_hash);
+    problems.push_back("different configs: baseline " + b.path + " has config \"" + b.config_name +
+                       "\" hash " + b.config_hash + ", candidate " + c.path + " has \"" +
+                       c.config_name + "\" hash " + c.config_hash);
   if (problems.empty()) return;
   if (!settings.allow_mismatch) {
     std::string message = "refusing to compare: ";
@@ -79,35 +72,47 @@ void check_match(const ReportInfo& b, const ReportInfo& c, const CompareSettings
   for (const auto& p : problems) warnings.push_back(p + " (compared anyway: --allow-mismatch)");
 }
 
-KernelComparison compare_kernel(const std::string& problem, const ReportKernelEntry& b,
-                                const ReportKernelEntry& c, const CompareSettings& settings) {
+// Only a kernel that passed has a time (report_reader.hpp).
+const std::vector<double>* samples_of(const LoadedKernel& k) {
+  return k.timing ? &k.timing->samples_ms : nullptr;
+}
+
+std::string with_reason(const std::string& text, const std::string& reason) {
+  return reason.empty() ? text : text + ": " + reason;
+}
+
+KernelComparison compare_kernel(const std::string& problem, const LoadedKernel& b,
+                                const LoadedKernel& c, const CompareSettings& settings) {
   KernelComparison r;
   r.problem = problem;
   r.kernel = b.id;
   r.baseline_status = b.status;
   r.candidate_status = c.status;
-  const bool b_passed = b.status == "passed", c_passed = c.status == "passed";
+  const bool b_passed = b.status == KernelStatus::passed;
+  const bool c_passed = c.status == KernelStatus::passed;
   if (b_passed && c_passed) {
-    if (!b.samples_ms || !c.samples_ms) {
+    const std::vector<double>* b_samples = samples_of(b);
+    const std::vector<double>* c_samples = samples_of(c);
+    if (!b_samples || !c_samples) {
       r.verdict = Verdict::not_timed;
-      r.note = !b.samples_ms && !c.samples_ms ? "timed in neither report"
-               : !b.samples_ms                ? "not timed in the baseline"
-                                              : "not timed in the candidate";
+      r.note = !b_samples && !c_samples ? "timed in neither report"
+               : !b_samples             ? "not timed in the baseline"
+                                        : "not timed in the candidate";
       return r;
     }
-    const TimingDecision d = decide_timing(*b.samples_ms, *c.samples_ms, settings);
+    const TimingDecision d = decide_timing(*b_samples, *c_samples, settings);
     r.verdict = d.verdict;
     r.timing = d.stats;
     r.note = d.note;
-  } else if (is_failing(c.status) && !is_failing(b.status)) {
+  } else if (is_failure(c.status) && !is_failure(b.status)) {
     r.verdict = Verdict::failed_now;
     r.note = c.reason;
   } else if (b_passed && is_absent(c.status)) {
     r.verdict = Verdict::no_longer_runs;
-    r.note = c.status + (c.reason.empty() ? "" : ": " + c.reason);
-  } else if (is_failing(b.status) && c_passed) {
+    r.note = with_reason(to_string(c.status), c.reason);
+  } else if (is_failure(b.status) && c_passed) {
     r.verdict = Verdict::fixed;
-  } else if (is_failing(b.status) && is_failing(c.status)) {
+  } else if (is_failure(b.status) && is_failure(c.status)) {
     r.verdict = Verdict::still_failing;
     r.note = c.reason;
   } else if (b.status == c.status) {
@@ -115,12 +120,12 @@ KernelComparison compare_kernel(const std::string& problem, const ReportKernelEn
     r.note = c.reason;
   } else {
     r.verdict = Verdict::status_changed;
-    r.note = b.status + " -> " + c.status + (c.reason.empty() ? "" : ": " + c.reason);
+    r.note = with_reason(std::string(to_string(b.status)) + " -> " + to_string(c.status), c.reason);
   }
   return r;
 }
 
-KernelComparison one_sided(const std::string& problem, const ReportKernelEntry& k, bool in_baseline,
+KernelComparison one_sided(const std::string& problem, const LoadedKernel& k, bool in_baseline,
                            const std::string& note) {
   KernelComparison r;
   r.problem = problem;
@@ -199,19 +204,19 @@ TimingDecision decide_timing(const std::vector<double>& baseline_ms,
   return d;
 }
 
-Comparison compare_reports(const ComparableReport& baseline, const ComparableReport& candidate,
+Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& candidate,
                            const CompareSettings& settings) {
   Comparison out;
-  out.baseline = baseline.info;
-  out.candidate = candidate.info;
+  out.baseline = baseline.header;
+  out.candidate = candidate.header;
   out.settings = settings;
-  check_match(baseline.info, candidate.info, settings, out.warnings);
-  for (const ReportInfo* info : {&baseline.info, &candidate.info})
+  check_match(baseline.header, candidate.header, settings, out.warnings);
+  for (const ReportHeader* info : {&baseline.header, &candidate.header})
     if (!info->aborted.empty())
-      out.warnings.push_back((info == &baseline.info ? "baseline " : "candidate ") + info->source +
+      out.warnings.push_back((info == &baseline.header ? "baseline " : "candidate ") + info->path +
                              " comes from an aborted run: " + info->aborted);
 
-  std::map<std::string, const ReportProblemEntry*> candidate_problems;
+  std::map<std::string, const LoadedProblem*> candidate_problems;
   for (const auto& p : candidate.problems) candidate_problems[p.id] = &p;
   std::map<std::string, bool> baseline_problem_ids;
   for (const auto& bp : baseline.problems) {
@@ -223,8 +228,8 @@ Comparison compare_reports(const ComparableReport& baseline, const ComparableRep
         out.results.push_back(one_sided(bp.id, k, true, "problem missing from the candidate"));
       continue;
     }
-    const ReportProblemEntry& cp = *found->second;
-    std::map<std::string, const ReportKernelEntry*> candidate_kernels;
+    const LoadedProblem& cp = *found->second;
+    std::map<std::string, const LoadedKernel*> candidate_kernels;
     for (const auto& k : cp.kernels) candidate_kernels[k.id] = &k;
     for (const auto& k : bp.kernels) {
       const auto ck = candidate_kernels.find(k.id);

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "app/results/compare_report.hpp"
+#include "app/results/report_reader.hpp"
 
 namespace normbench {
 
@@ -70,15 +70,15 @@ struct KernelComparison {
   std::string kernel;
   Verdict verdict = Verdict::same;
   bool regression = false;
-  std::string baseline_status;             // empty when missing from the baseline
-  std::string candidate_status;            // empty when missing from the candidate
-  std::optional<TimingComparison> timing;  // when both passed and both were timed
+  std::optional<KernelStatus> baseline_status;   // none when missing from the baseline
+  std::optional<KernelStatus> candidate_status;  // none when missing from the candidate
+  std::optional<TimingComparison> timing;        // when both passed and both were timed
   std::string note;  // e.g. the candidate's failure reason, or why inconclusive
 };
 
 struct Comparison {
-  ReportInfo baseline;
-  ReportInfo candidate;
+  ReportHeader baseline;
+  ReportHeader candidate;
   CompareSettings settings;
   std::vector<std::string> warnings;          // mismatches allowed by allow_mismatch, aborted runs
   std::vector<std::string> missing_problems;  // problem ids in the baseline only
@@ -91,7 +91,7 @@ struct Comparison {
 
 // Throws UsageError (exit 2) when the device names or config hashes differ, unless
 // settings.allow_mismatch (then it adds a warning and goes on).
-Comparison compare_reports(const ComparableReport& baseline, const ComparableReport& candidate,
+Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& candidate,
                            const CompareSettings& settings);
 
 }  // namespace normbench

@@ -31,8 +31,8 @@ Row result_row(const KernelComparison& r) {
   return row;
 }
 
-std::string report_line(const ReportInfo& r) {
-  return fmt::format("{} ({}, config {} {}{}{})", r.source,
+std::string report_line(const ReportHeader& r) {
+  return fmt::format("{} ({}, config {} {}{}{})", r.path,
                      r.device_name.empty() ? "no device" : r.device_name, r.config_name,
                      r.config_hash, r.created_at.empty() ? "" : ", " + r.created_at,
                      r.git_revision.empty() ? "" : ", rev " + r.git_revision);
@@ -101,8 +101,12 @@ json or_null(const std::string& s) {
   return s.empty() ? json(nullptr) : json(s);
 }
 
-json info_json(const ReportInfo& r) {
-  return {{"path", r.source},
+json status_or_null(const std::optional<KernelStatus>& s) {
+  return s ? json(to_string(*s)) : json(nullptr);
+}
+
+json info_json(const ReportHeader& r) {
+  return {{"path", r.path},
           {"device_name", or_null(r.device_name)},
           {"config_name", r.config_name},
           {"config_hash", r.config_hash},
@@ -116,8 +120,8 @@ json result_json(const KernelComparison& r) {
             {"kernel", r.kernel},
             {"verdict", to_string(r.verdict)},
             {"regression", r.regression},
-            {"baseline_status", or_null(r.baseline_status)},
-            {"candidate_status", or_null(r.candidate_status)},
+            {"baseline_status", status_or_null(r.baseline_status)},
+            {"candidate_status", status_or_null(r.candidate_status)},
             {"baseline_median_ms", nullptr},
             {"candidate_median_ms", nullptr},
             {"ratio", nullptr},

@@ -1,13 +1,13 @@
 #include "app/config/config.hpp"
 
-#include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "app/util/errors.hpp"
 #include "app/util/hashing.hpp"
 #include "app/util/json_checks.hpp"
+#include "app/util/json_parse.hpp"
+#include "app/util/text_file.hpp"
 
 namespace normbench {
 
@@ -193,12 +193,7 @@ ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
 }  // namespace
 
 RunConfig parse_config(const std::string& text, const std::string& source) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(source + ": not valid JSON: " + e.what());
-  }
+  const nlohmann::json doc = parse_json_text(text, source);
   const CheckedJson root(doc, source);
   root.expect_object({"$schema", "name", "description", "defaults", "problems"});
 
@@ -231,12 +226,7 @@ RunConfig parse_config(const std::string& text, const std::string& source) {
 }
 
 RunConfig load_config_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path + ": cannot open config file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ConfigError(path + ": cannot read config file");
-  return parse_config(text.str(), path);
+  return parse_config(read_text_file(path, "config"), path);
 }
 
 RunConfig builtin_config() {

@@ -20,12 +20,13 @@ inline std::string cuda_error_text(cudaError_t error) {
   return std::string(cudaGetErrorName(error)) + ": " + cudaGetErrorString(error);
 }
 
-// Throws RuntimeError (exit 3) naming the failed call.
-inline void cuda_check(cudaError_t error, const char* call) {
+// Throws RuntimeError (exit 3) naming the failed call and where it is in normbench's source.
+inline void cuda_check(cudaError_t error, const char* call, const char* file, int line) {
   if (error != cudaSuccess)
-    throw RuntimeError(std::string("CUDA call failed: ") + call + ": " + cuda_error_text(error));
+    throw RuntimeError(std::string("CUDA call failed: ") + call + ": " + cuda_error_text(error) +
+                       " (" + file + ":" + std::to_string(line) + ")");
 }
 
 }  // namespace normbench
 
-#define NORMBENCH_CUDA_CHECK(call) ::normbench::cuda_check((call), #call)
+#define NORMBENCH_CUDA_CHECK(call) ::normbench::cuda_check((call), #call, __FILE__, __LINE__)

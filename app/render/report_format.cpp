@@ -37,18 +37,23 @@ ReportCell missing() {
   return text(kDash, Style::muted);
 }
 
-std::string status_text(const std::string& status) {
-  if (status == "passed") return "passed";
-  if (status == "failed") return "FAILED";
-  if (status == "not_supported") return "not supported";
-  if (status == "error") return "ERROR";
-  return status;
+std::string status_text(KernelStatus status) {
+  switch (status) {
+    case KernelStatus::failed:
+      return "FAILED";
+    case KernelStatus::not_supported:
+      return "not supported";
+    case KernelStatus::error:
+      return "ERROR";
+    default:
+      return to_string(status);
+  }
 }
 
 ReportCell status_cell(const ReportKernel& k) {
-  const Style style = k.status == "passed"                          ? Style::good
-                      : k.status == "failed" || k.status == "error" ? Style::bad
-                                                                    : Style::muted;
+  const Style style = k.status == KernelStatus::passed ? Style::good
+                      : is_failure(k.status)           ? Style::bad
+                                                       : Style::muted;
   return text(status_text(k.status), style, k.reason);
 }
 
@@ -58,14 +63,14 @@ ReportCell error_cell(const ReportKernel& k) {
               k.max_rel_error ? fmt::format("max relative error {:.3g}", *k.max_rel_error) : "");
 }
 
-ReportCell spread_cell(const ReportTiming& t) {
+ReportCell spread_cell(const LoadedTiming& t) {
   const TimeUnit unit = time_unit(t.median_ms);
   // Sampling that ran out of time never got as quiet as the config asks: flag it.
   return text(fmt::format("\u00b1{:.2f}% ({}\u2013{} {})", 100.0 * t.relative_stdev,
                           in_unit(t.min_ms, unit), in_unit(t.max_ms, unit), unit.name),
               t.stop_reason == "time_limit" ? Style::warn : Style::plain,
-              fmt::format("{} samples, stdev {}, stopped: {}", t.samples, format_time(t.stdev_ms),
-                          t.stop_reason.empty() ? "?" : t.stop_reason));
+              fmt::format("{} samples, stdev {}, stopped: {}", t.samples_ms.size(),
+                          format_time(t.stdev_ms), t.stop_reason.empty() ? "?" : t.stop_reason));
 }
 
 ReportCell percent_cell(const ReportKernel& k) {
@@ -156,7 +161,7 @@ ReportTable problem_table(const ReportModel& model, const ReportProblem& p) {
       row.push_back(text(format_time(k.timing->median_ms)));
       row.push_back(spread_cell(*k.timing));
     } else {
-      row.push_back(text(k.status == "passed" ? "not timed" : kDash, Style::muted));
+      row.push_back(text(k.status == KernelStatus::passed ? "not timed" : kDash, Style::muted));
       row.push_back(missing());
     }
     row.push_back(k.gb_per_s ? text(format_gb_per_s(*k.gb_per_s)) : missing());
@@ -165,7 +170,7 @@ ReportTable problem_table(const ReportModel& model, const ReportProblem& p) {
     if (model.has_torch_eager) row.push_back(speedup_cell(k.vs_torch_eager));
     if (model.has_torch_compile) row.push_back(speedup_cell(k.vs_torch_compile));
     t.rows.push_back(std::move(row));
-    if (k.status != "passed" && !k.reason.empty())
+    if (k.status != KernelStatus::passed && !k.reason.empty())
       t.notes.push_back(k.id + " (" + status_text(k.status) + "): " + k.reason);
   }
   return t;
@@ -181,13 +186,14 @@ ReportTable sources_table(const ReportModel& model) {
   add_column(t, "Config", false);
   for (const auto& s : model.sources) {
     std::vector<ReportCell> row;
-    row.push_back(text(s.label, Style::plain, s.path));
+    const ReportHeader& h = s.header;
+    row.push_back(text(s.label, Style::plain, h.path));
     row.push_back(s.tool.empty() ? missing() : text(s.tool));
-    row.push_back(s.device_name.empty() ? missing() : text(s.device_name));
-    row.push_back(s.copy_gb_per_s ? text(format_gb_per_s(*s.copy_gb_per_s)) : missing());
-    row.push_back(s.created_at.empty() ? missing() : text(s.created_at));
+    row.push_back(h.device_name.empty() ? missing() : text(h.device_name));
+    row.push_back(h.copy_gb_per_s ? text(format_gb_per_s(*h.copy_gb_per_s)) : missing());
+    row.push_back(h.created_at.empty() ? missing() : text(h.created_at));
     const std::string config =
-        s.config_name + (s.config_hash.empty() ? "" : " (" + s.config_hash + ")");
+        h.config_name + (h.config_hash.empty() ? "" : " (" + h.config_hash + ")");
     row.push_back(config.empty() ? missing() : text(config));
     t.rows.push_back(std::move(row));
   }

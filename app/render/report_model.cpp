@@ -10,7 +10,26 @@ namespace normbench {
 
 namespace {
 
-// Labels are file names; two inputs of one name (run/a.json, old/a.json) get "a.json #2".
+// "a/b/run.json" -> "run"
+std::string file_stem(const std::string& path) {
+  const size_t slash = path.find_last_of("/\\");
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const size_t dot = name.rfind('.');
+  if (dot != std::string::npos && dot > 0) name.resize(dot);
+  return name;
+}
+
+ReportSource make_source(const ReportHeader& h) {
+  ReportSource s;
+  s.header = h;
+  s.label = file_stem(h.path);
+  s.tool = h.tool_name;
+  if (!h.tool_version.empty()) s.tool += (s.tool.empty() ? "" : " ") + h.tool_version;
+  if (!h.git_revision.empty()) s.tool += " (" + h.git_revision + ")";
+  return s;
+}
+
+// Labels are file names; two inputs of one name (run/a.json, old/a.json) get "a #2".
 void make_labels_unique(std::vector<ReportSource>& sources) {
   std::map<std::string, int> seen;
   for (auto& s : sources) {
@@ -21,8 +40,9 @@ void make_labels_unique(std::vector<ReportSource>& sources) {
 
 void check_devices(const std::vector<ReportSource>& sources, bool allow_mismatch,
                    std::vector<std::string>& warnings) {
-  const ReportSource* first = nullptr;
-  for (const auto& s : sources) {
+  const ReportHeader* first = nullptr;
+  for (const auto& source : sources) {
+    const ReportHeader& s = source.header;
     if (s.device_name.empty()) continue;
     if (!first) {
       first = &s;
@@ -62,8 +82,8 @@ void fill_bandwidth(ReportKernel& k, const ReportProblem& p, const ReportSource&
   if (!k.timing) return;
   if (!k.gb_per_s && p.min_bytes)
     k.gb_per_s = static_cast<double>(*p.min_bytes) / (k.timing->median_ms * 1e-3) / 1e9;
-  if (!k.percent_of_copy && k.gb_per_s && source.copy_gb_per_s)
-    k.percent_of_copy = 100.0 * *k.gb_per_s / *source.copy_gb_per_s;
+  if (!k.percent_of_copy && k.gb_per_s && source.header.copy_gb_per_s)
+    k.percent_of_copy = 100.0 * *k.gb_per_s / *source.header.copy_gb_per_s;
   if (k.percent_of_copy && *k.percent_of_copy > 100.0) k.suspicious = true;
 }
 
@@ -77,7 +97,7 @@ const ReportKernel* find_report_kernel(const ReportProblem& problem, const std::
 
 ReportModel merge_reports(const std::vector<LoadedReport>& reports, bool allow_mismatch) {
   ReportModel model;
-  for (const auto& r : reports) model.sources.push_back(r.source);
+  for (const auto& r : reports) model.sources.push_back(make_source(r.header));
   make_labels_unique(model.sources);
   check_devices(model.sources, allow_mismatch, model.warnings);
 
@@ -86,26 +106,32 @@ ReportModel merge_reports(const std::vector<LoadedReport>& reports, bool allow_m
   std::vector<size_t> identity_source;
   for (size_t s = 0; s < reports.size(); ++s) {
     const LoadedReport& report = reports[s];
-    for (size_t i = 0; i < report.problems.size(); ++i) {
-      const ReportProblem& incoming = report.problems[i];
+    for (const LoadedProblem& incoming : report.problems) {
       auto [it, inserted] = problem_index.emplace(incoming.id, model.problems.size());
       if (inserted) {
-        ReportProblem fresh = incoming;
-        fresh.kernels.clear();
+        ReportProblem fresh;
+        fresh.id = incoming.id;
+        fresh.op = incoming.op;
+        fresh.shape = incoming.shape;
         model.problems.push_back(std::move(fresh));
-        identities.push_back(report.identities[i]);
+        identities.push_back(incoming.identity);
         identity_source.push_back(s);
-      } else if (identities[it->second] != report.identities[i]) {
+      } else if (identities[it->second] != incoming.identity) {
         const std::string what = "problem " + incoming.id + " is not the same problem in " +
-                                 reports[identity_source[it->second]].source.path + " and " +
-                                 report.source.path + " (op, shape, inputs or tolerance differ)";
+                                 reports[identity_source[it->second]].header.path + " and " +
+                                 report.header.path + " (op, shape, inputs or tolerance differ)";
         if (!allow_mismatch)
           throw UsageError(what + "; pass --allow-mismatch to merge them anyway");
         model.warnings.push_back(what);
       }
       ReportProblem& merged = model.problems[it->second];
       merged.sources.push_back(s);
-      if (merged.baseline_id.empty()) merged.baseline_id = incoming.baseline_id;
+      if (merged.baseline_id.empty())
+        for (const auto& k : incoming.kernels)
+          if (k.is_baseline) {
+            merged.baseline_id = k.id;
+            break;
+          }
       if (merged.description.empty()) merged.description = incoming.description;
       if (!merged.min_bytes) merged.min_bytes = incoming.min_bytes;
       for (const auto& kernel : incoming.kernels) {
@@ -113,8 +139,10 @@ ReportModel merge_reports(const std::vector<LoadedReport>& reports, bool allow_m
           model.warnings.push_back("problem " + merged.id + ": kernel " + kernel.id +
                                    " appears in " + model.sources[other->source].label + " and " +
                                    model.sources[s].label + "; speedups over it use the first");
-        merged.kernels.push_back(kernel);
-        merged.kernels.back().source = s;
+        ReportKernel shown;
+        static_cast<LoadedKernel&>(shown) = kernel;
+        shown.source = s;
+        merged.kernels.push_back(std::move(shown));
         fill_bandwidth(merged.kernels.back(), merged, model.sources[s]);
       }
     }

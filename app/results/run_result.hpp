@@ -8,12 +8,10 @@
 
 #include "app/check/verify.hpp"
 #include "app/config/config.hpp"
+#include "app/results/report_schema.hpp"
 #include "app/timing/statistics.hpp"
 
 namespace normbench {
-
-enum class KernelStatus { passed, failed, not_supported, error, skipped };
-const char* to_string(KernelStatus status);
 
 struct TrialVerification {
   int trial = 0;

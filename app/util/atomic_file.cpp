@@ -58,4 +58,17 @@ void check_writable(const std::string& path) {
   AtomicFile probe(path);  // removed again by its destructor
 }
 
+void refuse_overwriting_inputs(const std::string& option, const std::string& output,
+                               const std::vector<std::string>& inputs) {
+  std::error_code ec;
+  const fs::path out = fs::weakly_canonical(output, ec);
+  if (ec) return;  // unresolvable: the write itself will report it
+  for (const auto& input : inputs) {
+    const fs::path in = fs::weakly_canonical(input, ec);
+    if (!ec && in == out)
+      throw UsageError(option + " " + output + ": is the input file " + input +
+                       ", which writing would overwrite; allowed: a path that is not an input");
+  }
+}
+
 }  // namespace normbench

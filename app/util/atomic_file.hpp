@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace normbench {
 
@@ -33,5 +34,11 @@ void write_file_atomically(const std::string& path, const std::string& content);
 // Throws UsageError naming `path` if a file cannot be created there (checked before a long run
 // rather than after it).
 void check_writable(const std::string& path);
+
+// Throws UsageError if `output` (given as `option`, e.g. "--out") is the same file as one of
+// `inputs`: writing it would destroy an input. Paths are compared after resolving links,
+// "." and "..", so "./a/../run.json" and "run.json" are the same file.
+void refuse_overwriting_inputs(const std::string& option, const std::string& output,
+                               const std::vector<std::string>& inputs);
 
 }  // namespace normbench

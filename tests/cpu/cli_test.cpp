@@ -162,6 +162,64 @@ TEST_F(Cli, ReportPathThatIsADirectoryFailsBeforeTheRun) {
   EXPECT_TRUE(contains(o.output, "reports: is a directory")) << o.output;
 }
 
+// Hostile inputs, each of which once ended in a crash, an internal error or a lost config.
+TEST_F(Cli, DeeplyNestedConfigIsAUsageErrorNotACrash) {
+  testing::write_text(dir_.file("deep.json"), std::string(100000, '['));
+  const Outcome o = run("run --config deep.json --out r.json");
+  EXPECT_EQ(o.exit_code, 2) << o.output.substr(0, 300);
+  EXPECT_TRUE(contains(o.output, "deep.json: /0/0/")) << o.output.substr(0, 300);
+  EXPECT_TRUE(contains(o.output, "nested deeper than 64 levels")) << o.output.substr(0, 300);
+}
+
+TEST_F(Cli, NumberOutOfRangeNamesItsPath) {
+  testing::write_text(dir_.file("eps.json"), R"({"name": "e", "problems": [{"id": "a",
+      "op": "layer_norm", "shape": [4], "normalized_shape": [4], "eps": 1e400}]})");
+  const Outcome o = run("run --config eps.json --out r.json");
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_TRUE(contains(o.output, "eps.json: /problems/0/eps: the number 1e400 is out of range"))
+      << o.output;
+  EXPECT_FALSE(contains(o.output, "internal error")) << o.output;
+}
+
+TEST_F(Cli, SeedThatIsNotAnUnsignedInteger) {
+  for (const char* seed : {"abc", "-1", "1.5", "18446744073709551616"}) {
+    const Outcome o = run(std::string("run --seed ") + seed + " --out r.json");
+    EXPECT_EQ(o.exit_code, 2) << o.output;
+    EXPECT_TRUE(contains(o.output, std::string("--seed ") + seed + ": ")) << o.output;
+    EXPECT_TRUE(
+        contains(o.output, "allowed: an unsigned 64-bit integer, 0 to 18446744073709551615"))
+        << o.output;
+    EXPECT_LT(o.output.size(), 400u) << o.output;
+  }
+  EXPECT_TRUE(dir_.entries().empty());
+}
+
+TEST_F(Cli, ConfigThatIsADirectory) {
+  std::filesystem::create_directory(dir_.file("configs"));
+  const Outcome o = run("run --config configs --out r.json");
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_TRUE(contains(o.output, "configs: cannot read the config: it is a directory")) << o.output;
+}
+
+TEST_F(Cli, OutThatIsTheConfigIsRefusedBeforeTheRun) {
+  const std::string config = R"({"name": "c", "problems": [{"id": "a", "op": "layer_norm",
+      "shape": [4], "normalized_shape": [4]}]})";
+  testing::write_text(dir_.file("c.json"), config);
+  for (const char* out : {"c.json", "./sub/../c.json"}) {
+    std::filesystem::create_directory(dir_.file("sub"));
+    const Outcome o = run(std::string("run --config c.json --out ") + out);
+    EXPECT_EQ(o.exit_code, 2) << o.output;  // 2, not 3: refused before looking for a GPU
+    EXPECT_TRUE(contains(o.output, std::string("--out ") + out + ": is the input file c.json"))
+        << o.output;
+    EXPECT_EQ(testing::read_text(dir_.file("c.json")), config);
+  }
+  // The default report name is an input too when the config is called so.
+  testing::write_text(dir_.file("normbench-c.json"), config);
+  const Outcome o = run("run --config normbench-c.json");
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_EQ(testing::read_text(dir_.file("normbench-c.json")), config);
+}
+
 bool gpu_present() {
   int count = 0;
   return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;

@@ -10,7 +10,7 @@
 #include "app/compare/compare.hpp"
 #include "app/compare/compare_format.hpp"
 #include "app/compare/mann_whitney.hpp"
-#include "app/results/compare_report.hpp"
+#include "app/results/report_reader.hpp"
 #include "app/util/errors.hpp"
 
 namespace normbench {
@@ -159,16 +159,34 @@ TEST(CompareTimingRule, ZeroBaselineMedianIsInconclusive) {
 
 // ---- Status rules and matching.
 
-ReportKernelEntry kernel(const std::string& id, const std::string& status,
-                         std::optional<std::vector<double>> samples = std::nullopt) {
-  return {id, status, status == "passed" ? "" : "reason of " + id, std::move(samples)};
+LoadedKernel kernel(const std::string& id, const std::string& status,
+                    std::optional<std::vector<double>> samples = std::nullopt) {
+  LoadedKernel k;
+  k.id = id;
+  k.status = *kernel_status_from_string(status);
+  k.reason = status == "passed" ? "" : "reason of " + id;
+  if (samples) {
+    k.timing = LoadedTiming{};
+    k.timing->samples_ms = std::move(*samples);
+  }
+  return k;
 }
 
-ComparableReport report(std::vector<ReportProblemEntry> problems,
-                        const std::string& device = "GPU X", const std::string& hash = "h1") {
-  ComparableReport r;
-  r.info = {"mem.json", device, "cfg", hash, "", "", ""};
-  r.problems = std::move(problems);
+LoadedProblem problem(const std::string& id, std::vector<LoadedKernel> kernels) {
+  LoadedProblem p;
+  p.id = id;
+  p.kernels = std::move(kernels);
+  return p;
+}
+
+LoadedReport report(std::vector<std::pair<std::string, std::vector<LoadedKernel>>> problems,
+                    const std::string& device = "GPU X", const std::string& hash = "h1") {
+  LoadedReport r;
+  r.header.path = "mem.json";
+  r.header.device_name = device;
+  r.header.config_name = "cfg";
+  r.header.config_hash = hash;
+  for (auto& [id, kernels] : problems) r.problems.push_back(problem(id, std::move(kernels)));
   return r;
 }
 
@@ -180,13 +198,13 @@ const KernelComparison& result_for(const Comparison& c, const std::string& kerne
 
 TEST(CompareStatusRules, EveryTransition) {
   const auto t = samples_around(1.0, 0.002);
-  const ComparableReport base =
+  const LoadedReport base =
       report({{"P",
                {kernel("pf", "passed", t), kernel("pe", "passed", t), kernel("pn", "passed", t),
                 kernel("fp", "failed"), kernel("fe", "failed"), kernel("nn", "not_supported"),
                 kernel("np", "not_supported"), kernel("nf", "not_supported"),
                 kernel("sn", "skipped"), kernel("pt", "passed"), kernel("gone", "passed", t)}}});
-  const ComparableReport cand =
+  const LoadedReport cand =
       report({{"P",
                {kernel("pf", "failed"), kernel("pe", "error"), kernel("pn", "not_supported"),
                 kernel("fp", "passed", t), kernel("fe", "error"), kernel("nn", "not_supported"),
@@ -224,9 +242,9 @@ TEST(CompareStatusRules, EveryTransition) {
 
 TEST(CompareStatusRules, MissingAndNewProblems) {
   const auto t = samples_around(1.0, 0.002);
-  const ComparableReport base =
+  const LoadedReport base =
       report({{"A", {kernel("k", "passed", t)}}, {"B", {kernel("k", "passed", t)}}});
-  const ComparableReport cand =
+  const LoadedReport cand =
       report({{"A", {kernel("k", "passed", t)}}, {"C", {kernel("k", "passed", t)}}});
   const Comparison c = compare_reports(base, cand, CompareSettings{});
   EXPECT_EQ(c.missing_problems, std::vector<std::string>{"B"});
@@ -242,9 +260,9 @@ TEST(CompareStatusRules, MissingAndNewProblems) {
 
 TEST(CompareStatusRules, StrictTurnsInconclusiveIntoExitFourUnlessSomethingRegressed) {
   const auto t = samples_around(1.0, 0.002);
-  const ComparableReport base = report(
+  const LoadedReport base = report(
       {{"P", {kernel("few", "passed", samples_around(1.0, 0.01, 3)), kernel("k", "passed", t)}}});
-  const ComparableReport cand = report(
+  const LoadedReport cand = report(
       {{"P", {kernel("few", "passed", samples_around(1.0, 0.01, 3)), kernel("k", "passed", t)}}});
   EXPECT_EQ(compare_reports(base, cand, CompareSettings{}).exit_code, kExitOk);
   CompareSettings strict;
@@ -252,16 +270,16 @@ TEST(CompareStatusRules, StrictTurnsInconclusiveIntoExitFourUnlessSomethingRegre
   const Comparison c = compare_reports(base, cand, strict);
   EXPECT_EQ(c.inconclusive, 1);
   EXPECT_EQ(c.exit_code, kExitInconclusive);
-  const ComparableReport slower = report({{"P",
-                                           {kernel("few", "passed", samples_around(1.0, 0.01, 3)),
-                                            kernel("k", "passed", scaled(t, 1.2))}}});
+  const LoadedReport slower = report({{"P",
+                                       {kernel("few", "passed", samples_around(1.0, 0.01, 3)),
+                                        kernel("k", "passed", scaled(t, 1.2))}}});
   EXPECT_EQ(compare_reports(base, slower, strict).exit_code, kExitFailed);
 }
 
 TEST(CompareStatusRules, MismatchIsRefusedUnlessAllowed) {
-  const ComparableReport base = report({}, "NVIDIA H100 80GB HBM3", "h1");
-  const ComparableReport other_gpu = report({}, "NVIDIA A100-SXM4-80GB", "h1");
-  const ComparableReport other_config = report({}, "NVIDIA H100 80GB HBM3", "h2");
+  const LoadedReport base = report({}, "NVIDIA H100 80GB HBM3", "h1");
+  const LoadedReport other_gpu = report({}, "NVIDIA A100-SXM4-80GB", "h1");
+  const LoadedReport other_config = report({}, "NVIDIA H100 80GB HBM3", "h2");
   try {
     compare_reports(base, other_gpu, CompareSettings{});
     FAIL() << "expected a UsageError";
@@ -280,83 +298,13 @@ TEST(CompareStatusRules, MismatchIsRefusedUnlessAllowed) {
   EXPECT_EQ(c.exit_code, kExitOk);
 }
 
-// ---- The loader.
-
-nlohmann::json minimal_report() {
-  return nlohmann::json::parse(R"({
-    "schema_version": 1, "device": {"name": "GPU X"}, "config": {"name": "cfg", "hash": "h1"},
-    "problems": [{"id": "P", "kernels": [
-      {"id": "a", "status": "passed", "reason": null, "timing": {"samples_ms": [1.0, 2.0]}},
-      {"id": "b", "status": "not_supported", "reason": "too long", "timing": null}]}]})");
-}
-
-std::string load_error(const nlohmann::json& doc) {
-  try {
-    parse_report(doc, "r.json");
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-TEST(CompareReportLoader, ReadsOnlyWhatItNeeds) {
-  const ComparableReport r = parse_report(minimal_report(), "r.json");
-  EXPECT_EQ(r.info.device_name, "GPU X");
-  EXPECT_EQ(r.info.config_hash, "h1");
-  ASSERT_EQ(r.problems.size(), 1u);
-  ASSERT_EQ(r.problems[0].kernels.size(), 2u);
-  EXPECT_EQ(*r.problems[0].kernels[0].samples_ms, (std::vector<double>{1.0, 2.0}));
-  EXPECT_FALSE(r.problems[0].kernels[1].samples_ms.has_value());
-  EXPECT_EQ(r.problems[0].kernels[1].reason, "too long");
-  auto no_device = minimal_report();
-  no_device["device"] = nullptr;
-  EXPECT_EQ(parse_report(no_device, "r.json").info.device_name, "");
-}
-
-TEST(CompareReportLoader, NamesTheFileAndWhatIsWrong) {
-  auto doc = minimal_report();
-  doc["schema_version"] = 99;
-  EXPECT_EQ(load_error(doc),
-            "r.json: /schema_version: this normbench reads schema_version 1, got 99");
-  doc = minimal_report();
-  doc["problems"][0]["kernels"][1].erase("status");
-  EXPECT_EQ(load_error(doc), "r.json: /problems/0/kernels/1: missing required field \"status\"");
-  doc = minimal_report();
-  doc["problems"][0]["kernels"][0]["status"] = "great";
-  EXPECT_NE(load_error(doc).find("unknown status \"great\""), std::string::npos);
-  doc = minimal_report();
-  doc["problems"][0]["kernels"][1]["id"] = "a";
-  EXPECT_NE(load_error(doc).find("duplicate kernel id \"a\""), std::string::npos);
-  doc = minimal_report();
-  doc["problems"][0]["kernels"][0]["timing"]["samples_ms"][1] = -1.0;
-  EXPECT_NE(load_error(doc).find("/problems/0/kernels/0/timing/samples_ms/1"), std::string::npos);
-  doc = minimal_report();
-  doc["config"].erase("hash");
-  EXPECT_NE(load_error(doc).find("/config: missing required field \"hash\""), std::string::npos);
-  EXPECT_NE(load_error(nlohmann::json::array()).find("expected a normbench report"),
-            std::string::npos);
-}
-
-TEST(CompareReportLoader, UnreadableFiles) {
-  try {
-    load_report("/nonexistent/dir/report.json");
-    FAIL() << "expected a UsageError";
-  } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/report.json: cannot read"),
-              std::string::npos);
-  }
-  EXPECT_THROW(
-      load_report(std::string(NORMBENCH_SOURCE_DIR) + "/tests/fixtures/compare/malformed.json"),
-      UsageError);
-}
-
 // ---- JSON output.
 
 TEST(CompareJsonOutput, HasTheDocumentedFields) {
   const auto t = samples_around(1.0, 0.002);
-  const ComparableReport base =
+  const LoadedReport base =
       report({{"P", {kernel("k", "passed", t), kernel("gone", "passed", t)}}});
-  const ComparableReport cand = report({{"P", {kernel("k", "passed", scaled(t, 1.2))}}});
+  const LoadedReport cand = report({{"P", {kernel("k", "passed", scaled(t, 1.2))}}});
   const nlohmann::json j = compare_to_json(compare_reports(base, cand, CompareSettings{}));
   EXPECT_EQ(j["schema_version"], 1);
   EXPECT_EQ(j["kind"], "normbench-compare");

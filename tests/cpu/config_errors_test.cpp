@@ -83,9 +83,47 @@ TEST(ConfigErrors, LoadConfigFileNamesTheFile) {
   try {
     load_config_file(dir.file("missing.json"));
     FAIL() << "accepted a missing file";
-  } catch (const ConfigError& e) {
-    expect_contains(e.what(), {dir.file("missing.json") + ": cannot open config file"});
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              dir.file("missing.json") + ": cannot read the config: No such file or directory");
   }
+  try {
+    load_config_file(dir.path());
+    FAIL() << "accepted a directory";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), dir.path() + ": cannot read the config: it is a directory");
+  }
+}
+
+// Found when tried as a hostile user would: each ended in a crash or an internal error.
+TEST(ConfigErrors, DeepNestingIsRefusedNotACrash) {
+  const std::string deep(100000, '[');
+  EXPECT_EQ(
+      config_error(deep),
+      "bad.json: /0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/"
+      "0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0: nested deeper than 64 levels; "
+      "allowed: at most 64");
+  json doc = base_config();
+  json nested = 1;
+  for (int i = 0; i < 200; ++i) nested = json::array({nested});
+  doc["problems"][0]["shape"] = nested;
+  expect_contains(config_error(doc.dump()),
+                  {"bad.json: /problems/0/shape/0/0/", "nested deeper than 64 levels"});
+}
+
+TEST(ConfigErrors, NumberOutOfRangeNamesItsPath) {
+  std::string text = base_config().dump();
+  const std::string eps_in_problem = R"("id":"ln",)";
+  text.replace(text.find(eps_in_problem), eps_in_problem.size(),
+               eps_in_problem + R"("eps":1e400,)");
+  EXPECT_EQ(config_error(text),
+            "bad.json: /problems/0/eps: the number 1e400 is out of range; allowed: a finite "
+            "number (magnitude below 1.8e308)");
+}
+
+TEST(ConfigErrors, DuplicateFieldIsRefused) {
+  const std::string text = R"({"name": "a", "name": "b", "problems": []})";
+  EXPECT_EQ(config_error(text), "bad.json: /name: duplicate field; allowed: each field once");
 }
 
 struct BadConfig {

@@ -95,13 +95,15 @@ TEST(ReportCommand, BadUsageAndUnreadableInputsExitTwo) {
 
   const ReportRun missing = report(dir, "/nonexistent/run.json --out " + quoted(dir.file("r.md")));
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_EQ(missing.err, "normbench: /nonexistent/run.json: cannot open report file\n");
+  EXPECT_EQ(missing.err,
+            "normbench: /nonexistent/run.json: cannot read the report: No such file or "
+            "directory\n");
 
   testing::write_text(dir.file("cut.json"), "{\"schema_version\": 1, \"problems\": [");
   const ReportRun cut = report(
       dir, h100() + " " + quoted(dir.file("cut.json")) + " --out " + quoted(dir.file("r.md")));
   EXPECT_EQ(cut.exit_code, 2);
-  EXPECT_TRUE(contains(cut.err, dir.file("cut.json") + ": not a JSON report")) << cut.err;
+  EXPECT_TRUE(contains(cut.err, dir.file("cut.json") + ": not valid JSON")) << cut.err;
 
   testing::write_text(dir.file("v9.json"), "{\"schema_version\": 9, \"problems\": []}");
   const ReportRun v9 =
@@ -112,7 +114,8 @@ TEST(ReportCommand, BadUsageAndUnreadableInputsExitTwo) {
 
   testing::write_text(
       dir.file("nokernels.json"),
-      R"({"schema_version": 1, "problems": [{"id": "A", "op": "layer_norm", "shape": [2]}]})");
+      R"({"schema_version": 1, "tool": {"name": "t"}, "config": {"name": "c", "hash": "h"},
+          "device": null, "problems": [{"id": "A", "op": "layer_norm", "shape": [2]}]})");
   const ReportRun nokernels =
       report(dir, quoted(dir.file("nokernels.json")) + " --out " + quoted(dir.file("r.md")));
   EXPECT_EQ(nokernels.exit_code, 2);
@@ -120,6 +123,16 @@ TEST(ReportCommand, BadUsageAndUnreadableInputsExitTwo) {
       contains(nokernels.err, "nokernels.json: /problems/0: missing required field \"kernels\""))
       << nokernels.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("r.md")));  // nothing written on failure
+
+  // --out naming one of the inputs would destroy it.
+  const std::string input = dir.file("run.json");
+  testing::write_text(
+      input, testing::read_text(testing::source_path("tests/fixtures/h100_kernelbench_v1.json")));
+  const ReportRun over = report(dir, quoted(input) + " --out " + quoted(input) + " --format html");
+  EXPECT_EQ(over.exit_code, 2);
+  EXPECT_TRUE(contains(over.err, ": is the input file")) << over.err;
+  EXPECT_EQ(testing::read_text(input),
+            testing::read_text(testing::source_path("tests/fixtures/h100_kernelbench_v1.json")));
 }
 
 TEST(ReportCommand, DifferentGpusNeedAllowMismatch) {

@@ -177,6 +177,8 @@ TEST(ReportHtml, EscapesHostileReportText) {
                  {"verification", {{"passed", false}}},
                  {"timing", nullptr}};
   json doc = {{"schema_version", 1},
+              {"tool", {{"name", "<tool>"}}},
+              {"config", {{"name", "<cfg>"}, {"hash", "&"}}},
               {"device", {{"name", "<GPU> & \"co\""}}},
               {"problems", json::array({{{"id", "p<1>"},
                                          {"op", "layer_norm"},

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "app/render/report_table.hpp"
-#include "app/results/report_json.hpp"
+#include "app/results/report_writer.hpp"
 #include "app/util/version.hpp"
 #include "tests/cpu/test_support.hpp"
 

@@ -1,4 +1,5 @@
-// The JSON report of a run (schema_version 1, documented in README.md "Report format").
+// The one writer of the run report: a RunReport as JSON (report_schema.hpp; README "Report
+// format"). report_reader.hpp reads it back.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -6,8 +7,6 @@
 #include "app/results/run_result.hpp"
 
 namespace normbench {
-
-inline constexpr int kReportSchemaVersion = 1;
 
 nlohmann::json report_to_json(const RunReport& report);
 

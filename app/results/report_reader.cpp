@@ -1,0 +1,197 @@
+#include "app/results/report_reader.hpp"
+
+#include <cmath>
+#include <set>
+
+#include "app/timing/statistics.hpp"
+#include "app/util/json_checks.hpp"
+#include "app/util/json_parse.hpp"
+#include "app/util/text_file.hpp"
+
+namespace normbench {
+
+namespace {
+
+bool present(const CheckedJson& node, const char* key) {
+  return node.has(key) && !node.node().at(key).is_null();
+}
+
+std::optional<double> optional_number(const CheckedJson& node, const char* key) {
+  if (!present(node, key)) return std::nullopt;
+  return node.at(key).as_finite_number();
+}
+
+std::string optional_string(const CheckedJson& node, const char* key) {
+  return present(node, key) ? node.at(key).as_string() : std::string();
+}
+
+void expect_object(const CheckedJson& node, const std::string& what) {
+  if (!node.node().is_object())
+    node.fail("expected " + what + ", got " + node.node().dump().substr(0, 60));
+}
+
+LoadedTiming read_timing(const CheckedJson& t) {
+  expect_object(t, "null or a timing object");
+  LoadedTiming r;
+  const CheckedJson samples = t.at("samples_ms");
+  samples.expect_array();
+  if (samples.size() == 0) samples.fail("expected at least one sample");
+  for (size_t i = 0; i < samples.size(); ++i)
+    r.samples_ms.push_back(samples.at(i).as_number_at_least(0.0));
+  r.median_ms = t.at("median_ms").as_number_at_least(0.0);
+  // The median is what `report` shows and the samples are what `compare` tests: they must
+  // tell the same story.
+  const double from_samples = median(r.samples_ms);
+  if (std::fabs(from_samples - r.median_ms) > 1e-6 * std::max(from_samples, 1e-9))
+    t.at("median_ms").fail("is not the median of samples_ms (" + std::to_string(from_samples) +
+                           "); allowed: the median of the samples");
+  const SampleSummary s = summarize(r.samples_ms);
+  r.mean_ms = optional_number(t, "mean_ms").value_or(s.mean);
+  r.stdev_ms = optional_number(t, "stdev_ms").value_or(s.stdev);
+  r.min_ms = optional_number(t, "min_ms").value_or(s.min);
+  r.max_ms = optional_number(t, "max_ms").value_or(s.max);
+  r.relative_stdev =
+      optional_number(t, "relative_stdev").value_or(r.mean_ms > 0.0 ? r.stdev_ms / r.mean_ms : 0.0);
+  r.stop_reason = optional_string(t, "stop_reason");
+  return r;
+}
+
+LoadedKernel read_kernel(const CheckedJson& k) {
+  expect_object(k, "a kernel object");
+  LoadedKernel r;
+  r.id = k.at("id").as_string();
+  if (r.id.empty()) k.at("id").fail("expected a non-empty kernel id");
+  r.description = optional_string(k, "description");
+  if (present(k, "is_baseline")) r.is_baseline = k.at("is_baseline").as_bool();
+  r.dispatches_to = optional_string(k, "dispatches_to");
+  const CheckedJson status = k.at("status");
+  const auto parsed = kernel_status_from_string(status.as_string());
+  if (!parsed)
+    status.fail("unknown status \"" + status.as_string() + "\"; allowed: " +
+                allowed_kernel_statuses());
+  r.status = *parsed;
+  r.reason = optional_string(k, "reason");
+  if (present(k, "verification")) {
+    const CheckedJson v = k.at("verification");
+    expect_object(v, "null or a verification object");
+    r.verified = v.at("passed").as_bool();
+    r.max_abs_error = optional_number(v, "max_abs_error");
+    r.max_rel_error = optional_number(v, "max_rel_error");
+  }
+  if (present(k, "timing")) {
+    LoadedTiming timing = read_timing(k.at("timing"));
+    if (r.status == KernelStatus::passed) r.timing = std::move(timing);
+  }
+  if (present(k, "bandwidth") && r.timing) {
+    const CheckedJson b = k.at("bandwidth");
+    expect_object(b, "null or a bandwidth object");
+    r.gb_per_s = optional_number(b, "gb_per_s");
+    r.percent_of_copy = optional_number(b, "percent_of_copy");
+    if (present(b, "suspicious")) r.suspicious = b.at("suspicious").as_bool();
+  }
+  return r;
+}
+
+nlohmann::json problem_identity(const CheckedJson& p, const LoadedProblem& problem) {
+  nlohmann::json identity = {{"op", problem.op}, {"shape", problem.shape}};
+  if (present(p, "config")) {
+    const CheckedJson config = p.at("config");
+    expect_object(config, "null or the problem's resolved config");
+    for (const auto& item : config.node().items())
+      if (item.key() != "id" && item.key() != "description" && item.key() != "timing" &&
+          item.key() != "trials")
+        identity[item.key()] = item.value();
+  }
+  return identity;
+}
+
+LoadedProblem read_problem(const CheckedJson& p) {
+  expect_object(p, "a problem object");
+  LoadedProblem r;
+  r.id = p.at("id").as_string();
+  if (r.id.empty()) p.at("id").fail("expected a non-empty problem id");
+  r.op = p.at("op").as_string();
+  r.shape = p.at("shape").as_dims();
+  if (present(p, "min_bytes")) r.min_bytes = p.at("min_bytes").as_int(0, INT64_MAX);
+  if (present(p, "config") && p.at("config").node().is_object())
+    r.description = optional_string(p.at("config"), "description");
+  const CheckedJson kernels = p.at("kernels");
+  kernels.expect_array();
+  std::set<std::string> ids;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    r.kernels.push_back(read_kernel(kernels.at(i)));
+    if (!ids.insert(r.kernels.back().id).second)
+      kernels.at(i).at("id").fail("duplicate kernel id \"" + r.kernels.back().id + "\"");
+  }
+  r.identity = problem_identity(p, r);
+  return r;
+}
+
+ReportHeader read_header(const CheckedJson& root, const std::string& path) {
+  ReportHeader h;
+  h.path = path;
+  const CheckedJson version = root.at("schema_version");
+  const int64_t v = version.as_int(0, INT32_MAX);
+  if (v != kReportSchemaVersion)
+    version.fail("schema_version " + std::to_string(v) + " is not supported; allowed: " +
+                 std::to_string(kReportSchemaVersion));
+  h.schema_version = static_cast<int>(v);
+  const CheckedJson tool = root.at("tool");
+  expect_object(tool, "a tool object");
+  h.tool_name = tool.at("name").as_string();
+  h.tool_version = optional_string(tool, "version");
+  h.git_revision = optional_string(tool, "git_revision");
+  h.created_at = optional_string(root, "created_at");
+  const CheckedJson config = root.at("config");
+  expect_object(config, "a config object");
+  h.config_name = config.at("name").as_string();
+  h.config_hash = config.at("hash").as_string();
+  const CheckedJson device = root.at("device");
+  if (!device.node().is_null()) {
+    expect_object(device, "null or a device object");
+    h.device_name = device.at("name").as_string();
+  }
+  if (present(root, "copy_bandwidth")) {
+    const CheckedJson copy = root.at("copy_bandwidth");
+    expect_object(copy, "null or a copy_bandwidth object");
+    h.copy_gb_per_s = copy.at("gb_per_s").as_number_above(0.0);
+  }
+  h.aborted = optional_string(root, "aborted");
+  return h;
+}
+
+}  // namespace
+
+LoadedReport read_report_json(const nlohmann::json& document, const std::string& path) {
+  const CheckedJson root(document, path);
+  if (!document.is_object())
+    root.fail("expected a normbench report (a JSON object with schema_version " +
+              std::to_string(kReportSchemaVersion) + ")");
+  LoadedReport report;
+  report.header = read_header(root, path);
+  const CheckedJson problems = root.at("problems");
+  problems.expect_array();
+  std::set<std::string> ids;
+  for (size_t i = 0; i < problems.size(); ++i) {
+    report.problems.push_back(read_problem(problems.at(i)));
+    if (!ids.insert(report.problems.back().id).second)
+      problems.at(i).at("id").fail("duplicate problem id \"" + report.problems.back().id + "\"");
+  }
+  return report;
+}
+
+LoadedReport read_report_text(const std::string& text, const std::string& path) {
+  return read_report_json(parse_json_text(text, path), path);
+}
+
+LoadedReport read_report_file(const std::string& path) {
+  return read_report_text(read_text_file(path, "report"), path);
+}
+
+const LoadedKernel* find_kernel_in(const LoadedProblem& problem, const std::string& id) {
+  for (const auto& k : problem.kernels)
+    if (k.id == id) return &k;
+  return nullptr;
+}
+
+}  // namespace normbench

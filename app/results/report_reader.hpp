@@ -1,0 +1,93 @@
+// The one reader of run reports (normbench run, the PyTorch side's reports): `normbench
+// compare` and `normbench report` both load reports here, so both accept the same files and
+// give the same messages. Every field they use is checked; fields they do not use are
+// ignored, so that reports of newer writers of the same schema version stay readable.
+//
+// Required: schema_version (a version this build reads), tool {name}, config {name, hash},
+// device (null or {name}), problems[] {id, op, shape, kernels[] {id, status}}; where present,
+// timing (null or {median_ms, samples_ms[], ...}, median_ms the median of samples_ms),
+// verification (null or {passed}), copy_bandwidth (null or {gb_per_s}). Problem ids and
+// kernel ids within a problem are unique.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/results/report_schema.hpp"
+
+namespace normbench {
+
+struct LoadedTiming {
+  double median_ms = 0.0;
+  double mean_ms = 0.0;
+  double stdev_ms = 0.0;
+  double min_ms = 0.0;
+  double max_ms = 0.0;
+  double relative_stdev = 0.0;
+  std::string stop_reason;
+  std::vector<double> samples_ms;  // one launch each, in order
+};
+
+struct LoadedKernel {
+  std::string id;
+  std::string description;
+  bool is_baseline = false;
+  std::string dispatches_to;  // empty when the report has null
+  KernelStatus status = KernelStatus::skipped;
+  std::string reason;            // empty when the report has null
+  std::optional<bool> verified;  // verification.passed; empty when not verified
+  std::optional<double> max_abs_error;
+  std::optional<double> max_rel_error;
+  // Only for a kernel that passed: a kernel that did not pass has no time, whatever the
+  // report holds.
+  std::optional<LoadedTiming> timing;
+  std::optional<double> gb_per_s;
+  std::optional<double> percent_of_copy;
+  bool suspicious = false;  // faster than a plain copy of the same bytes
+};
+
+struct LoadedProblem {
+  std::string id;
+  std::string op;
+  std::string description;
+  std::vector<int64_t> shape;
+  std::optional<int64_t> min_bytes;
+  // What makes two problems of one id the same problem: op, shape and the resolved config
+  // without description, timing settings or trial count.
+  nlohmann::json identity;
+  std::vector<LoadedKernel> kernels;
+};
+
+// Where a report comes from.
+struct ReportHeader {
+  std::string path;
+  int schema_version = 0;
+  std::string tool_name;
+  std::string tool_version;   // empty when absent
+  std::string git_revision;   // empty when absent
+  std::string created_at;     // empty when absent
+  std::string device_name;    // empty when device is null
+  std::optional<double> copy_gb_per_s;
+  std::string config_name;
+  std::string config_hash;
+  std::string aborted;  // empty when the run was not aborted
+};
+
+struct LoadedReport {
+  ReportHeader header;
+  std::vector<LoadedProblem> problems;
+};
+
+// Throws UsageError (exit 2) "<path>: <json path>: <what is wrong>; allowed: ...", or
+// "<path>: cannot read the report: <why>" / "<path>: not valid JSON: ...".
+LoadedReport read_report_file(const std::string& path);
+LoadedReport read_report_text(const std::string& text, const std::string& path);
+LoadedReport read_report_json(const nlohmann::json& document, const std::string& path);
+
+// The kernel with this id, or nullptr.
+const LoadedKernel* find_kernel_in(const LoadedProblem& problem, const std::string& id);
+
+}  // namespace normbench
