@@ -2,39 +2,29 @@
 
 namespace normbench::kernels {
 
-namespace {
-constexpr int64_t kRegistersMaxSegment = 1024;
-constexpr int64_t kSplitMinSegment = 65536;
-}  // namespace
-
-const KernelVariant* dispatch(const DispatchTable& table, const ProblemShape& p,
-                              const DeviceCaps& device) {
-  std::vector<const std::string*> preference;
-  if (!table.registers_id.empty() && p.segment_size <= kRegistersMaxSegment)
-    preference.push_back(&table.registers_id);
-  if (!table.two_phase_id.empty() && p.affine && p.segment_size >= kSplitMinSegment)
-    preference.push_back(&table.two_phase_id);
-  if (!table.lookahead_id.empty() && p.segment_size >= kSplitMinSegment)
-    preference.push_back(&table.lookahead_id);
-  if (p.segment_size >= kSplitMinSegment) preference.push_back(&table.split_id);
-  preference.push_back(&table.general_id);
-  for (const std::string* id : preference) {
-    const KernelVariant* variant = find_kernel(*id);
-    if (variant && !unsupported_reason(*variant, p, device)) return variant;
+KernelVariant make_dispatch_variant(Op op, std::string id, std::vector<DispatchRule> rules) {
+  KernelVariant v;
+  v.op = op;
+  v.id = std::move(id);
+  v.description = "dispatch:";
+  for (size_t i = 0; i < rules.size(); ++i) {
+    const std::string& target = rules[i].variant_id;
+    v.description += (i ? ", " : " ") + target.substr(target.find('.') + 1) +
+                     (rules[i].when.empty() ? "" : " (" + rules[i].when + ")");
   }
-  return nullptr;
-}
-
-size_t dispatch_workspace(const DispatchTable& table, const ProblemShape& p,
-                          const DeviceCaps& device) {
-  const KernelVariant* variant = dispatch(table, p, device);
-  return variant ? workspace_bytes(*variant, p, device) : 0;
-}
-
-cudaError_t dispatch_launch(const DispatchTable& table, const ProblemShape& p,
-                            const DeviceCaps& device, const KernelArgs& args) {
-  const KernelVariant* variant = dispatch(table, p, device);
-  return variant ? variant->launch(p, device, args) : cudaErrorNotSupported;
+  v.plan = [rules = std::move(rules)](const ProblemShape& p, const DeviceCaps& d) {
+    for (const DispatchRule& rule : rules) {
+      if (rule.applies && !rule.applies(p)) continue;
+      const KernelVariant* target = find_kernel(rule.variant_id);
+      if (!target) continue;
+      KernelPlan plan = plan_kernel(*target, p, d);
+      if (plan.unsupported) continue;
+      plan.dispatches_to = target->id;
+      return plan;
+    }
+    return KernelPlan::declined("no variant of the dispatch rules supports this problem");
+  };
+  return v;
 }
 
 }  // namespace normbench::kernels

@@ -1,17 +1,18 @@
-// The `<op>.default` variants: pick the best registered variant for a shape, so that a user
-// who asks for the op gets the fast path where there is one and a correct kernel always.
+// The `<op>.default` variants: one ordered rule list per op picks the best registered variant
+// for a shape, so that a user who asks for the op gets the fast path where there is one and a
+// correct kernel always. The first rule that applies and whose variant supports the problem
+// wins; the last rule of every list applies always, to the general variant.
 //
-// The rule, by segment size (elements normalized together), first supported wins:
-//   <= 1024          : the registers variant (one read of x, warp shuffles), if the op has one
-//   >= 65536, affine : the two-phase variant, if the op has one (weight and bias read once,
-//                      x twice: 3x bytes, where the split variant re-reads weight and bias for
-//                      every row: 4x; 0.30 vs 0.44 ms on problem A)
-//   >= 65536         : the lookahead variant, if the op has one (x read once, the exchange of
-//                      statistics hidden behind the next segments' reads: 5.5 vs 7.1 ms on B)
-//   >= 65536         : the split variant (segments spread over SMs, x read once: 2x bytes)
-//   always, as last  : the general block-per-segment variant (supports every shape)
-// Between 1024 and 65536 the general kernel is used: its re-reads of a segment hit L1/L2,
-// while the split kernel would process one short segment per SM at a time.
+// Why the rules are what they are (measured on the H100, kernels/NOTES.md):
+//   segments <= 1024 elements   : held in registers, one read of x, warp shuffles
+//   >= 64K, affine LayerNorm    : two-phase, weight and bias read once and x twice (3x bytes),
+//                                 where the split kernel re-reads weight and bias for every
+//                                 row (4x): 0.30 vs 0.44 ms on problem A
+//   >= 64K GroupNorm            : lookahead, x read once and the exchange of statistics hidden
+//                                 behind the next segments' reads: 5.5 vs 7.1 ms on B
+//   >= 64K                      : split over SMs, x read once (2x bytes)
+//   between 1024 and 64K        : the general kernel: its re-reads of a segment hit L1/L2,
+//                                 while the split kernel would take one short segment per SM
 #pragma once
 
 #include <string>
@@ -21,21 +22,29 @@
 
 namespace normbench::kernels {
 
-struct DispatchTable {
-  std::string registers_id;  // empty if the op has no such variant
-  std::string two_phase_id;  // empty if the op has no such variant
-  std::string lookahead_id;  // empty if the op has no such variant
-  std::string split_id;
-  std::string general_id;
+inline constexpr int64_t kRegistersMaxSegment = 1024;
+inline constexpr int64_t kSplitMinSegment = 65536;
+
+// The conditions the rule lists use.
+inline bool short_segments(const ProblemShape& p) {
+  return p.segment_size <= kRegistersMaxSegment;
+}
+inline bool long_segments(const ProblemShape& p) {
+  return p.segment_size >= kSplitMinSegment;
+}
+inline bool long_affine_segments(const ProblemShape& p) {
+  return p.affine && long_segments(p);
+}
+
+struct DispatchRule {
+  std::string variant_id;                  // the variant this rule runs
+  std::string when;                        // the condition in words, for the description
+  bool (*applies)(const ProblemShape& p);  // null: always
 };
 
-// The variant the rule above picks; null only if the general variant is missing.
-const KernelVariant* dispatch(const DispatchTable& table, const ProblemShape& p,
-                              const DeviceCaps& device);
-
-size_t dispatch_workspace(const DispatchTable& table, const ProblemShape& p,
-                          const DeviceCaps& device);
-cudaError_t dispatch_launch(const DispatchTable& table, const ProblemShape& p,
-                            const DeviceCaps& device, const KernelArgs& args);
+// A dispatching variant: "dispatch: <variant> (<when>), ..." as its description; its plan is
+// the plan of the first rule's variant that applies and supports the problem, with
+// dispatches_to naming it.
+KernelVariant make_dispatch_variant(Op op, std::string id, std::vector<DispatchRule> rules);
 
 }  // namespace normbench::kernels

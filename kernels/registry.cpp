@@ -20,12 +20,18 @@ bool registry_order(const KernelVariant& a, const KernelVariant& b) {
 }
 }  // namespace
 
+KernelPlan KernelPlan::declined(std::string why) {
+  KernelPlan plan;
+  plan.unsupported = std::move(why);
+  return plan;
+}
+
 bool register_kernel(KernelVariant variant) {
   auto& variants = mutable_registry();
   const std::string prefix = std::string(op_name(variant.op)) + ".";
   if (variant.id.rfind(prefix, 0) != 0 || variant.id.size() == prefix.size())
     throw std::logic_error("kernel id '" + variant.id + "' must start with '" + prefix + "'");
-  if (!variant.launch) throw std::logic_error("kernel '" + variant.id + "' has no launch");
+  if (!variant.plan) throw std::logic_error("kernel '" + variant.id + "' has no plan");
   for (const auto& existing : variants)
     if (existing.id == variant.id)
       throw std::logic_error("kernel id '" + variant.id + "' registered twice");
@@ -34,18 +40,33 @@ bool register_kernel(KernelVariant variant) {
   return true;
 }
 
-KernelVariant make_variant(Op op, std::string id, std::string description,
-                           decltype(KernelVariant::launch) launch,
-                           decltype(KernelVariant::unsupported_reason) unsupported,
-                           decltype(KernelVariant::workspace_bytes) workspace, bool is_baseline) {
+KernelVariant make_variant(Op op, std::string id, std::string description, LaunchFunction launch,
+                           UnsupportedFunction unsupported, WorkspaceFunction workspace,
+                           bool is_baseline) {
+  if (!launch) throw std::logic_error("kernel '" + id + "' has no launch");
   KernelVariant v;
   v.op = op;
   v.id = std::move(id);
   v.description = std::move(description);
   v.is_baseline = is_baseline;
-  v.unsupported_reason = unsupported;
-  v.workspace_bytes = workspace;
-  v.launch = launch;
+  v.plan = [launch, unsupported, workspace](const ProblemShape& p, const DeviceCaps& d) {
+    if (unsupported)
+      if (auto why = unsupported(p, d)) return KernelPlan::declined(*why);
+    KernelPlan plan;
+    plan.workspace_bytes = workspace ? workspace(p, d) : 0;
+    plan.launch = [launch, p, d](const KernelArgs& args) { return launch(p, d, args); };
+    return plan;
+  };
+  return v;
+}
+
+KernelVariant planned_variant(Op op, std::string id, std::string description,
+                              decltype(KernelVariant::plan) plan) {
+  KernelVariant v;
+  v.op = op;
+  v.id = std::move(id);
+  v.description = std::move(description);
+  v.plan = std::move(plan);
   return v;
 }
 
@@ -59,17 +80,11 @@ const KernelVariant* find_kernel(const std::string& id) {
   return nullptr;
 }
 
-std::optional<std::string> unsupported_reason(const KernelVariant& variant,
-                                              const ProblemShape& problem,
-                                              const DeviceCaps& device) {
-  if (variant.op != problem.op) return "kernel is for op " + std::string(op_name(variant.op));
-  if (!variant.unsupported_reason) return std::nullopt;
-  return variant.unsupported_reason(problem, device);
-}
-
-size_t workspace_bytes(const KernelVariant& variant, const ProblemShape& problem,
+KernelPlan plan_kernel(const KernelVariant& variant, const ProblemShape& problem,
                        const DeviceCaps& device) {
-  return variant.workspace_bytes ? variant.workspace_bytes(problem, device) : 0;
+  if (variant.op != problem.op)
+    return KernelPlan::declined("kernel is for op " + std::string(op_name(variant.op)));
+  return variant.plan(problem, device);
 }
 
 }  // namespace normbench

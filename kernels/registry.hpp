@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,45 +38,58 @@ struct KernelArgs {
   cudaStream_t stream = nullptr;
 };
 
+// What a variant decided for one problem on one device, computed once (as CUTLASS's
+// can_implement / get_workspace_size / run over one configuration): whether it can run the
+// problem, the scratch memory it needs, which variant a dispatcher picked, and the launch,
+// which reuses the decisions instead of making them again.
+struct KernelPlan {
+  std::optional<std::string> unsupported;  // why the variant cannot run the problem
+  size_t workspace_bytes = 0;
+  std::string dispatches_to;  // a dispatching variant (`<op>.default`): the id it runs
+  // Enqueues the kernel(s) on args.stream; returns the launch error, if any.
+  std::function<cudaError_t(const KernelArgs& args)> launch;
+
+  static KernelPlan declined(std::string why);
+};
+
 struct KernelVariant {
   Op op = Op::layer_norm;
   std::string id;            // stable, dotted: "<op>.<variant>", reports key on it
   std::string description;   // one line
   bool is_baseline = false;  // the naive kernel that speedups are measured against
-  // Why this variant cannot run `problem` on `device`, or nullopt if it can.
-  std::optional<std::string> (*unsupported_reason)(const ProblemShape& problem,
-                                                   const DeviceCaps& device) = nullptr;
-  // Scratch device memory the variant needs; null means none.
-  size_t (*workspace_bytes)(const ProblemShape& problem, const DeviceCaps& device) = nullptr;
-  // For a dispatching variant (`<op>.default`): the variant it runs for this problem.
-  const KernelVariant* (*dispatches_to)(const ProblemShape& problem,
-                                        const DeviceCaps& device) = nullptr;
-  // Enqueues the kernel(s) on args.stream; returns the launch error, if any.
-  cudaError_t (*launch)(const ProblemShape& problem, const DeviceCaps& device,
-                        const KernelArgs& args) = nullptr;
+  // Plans `problem` on `device`. Called once per problem and device; no CUDA call.
+  std::function<KernelPlan(const ProblemShape& problem, const DeviceCaps& device)> plan;
 };
+
+// The signatures of variants that need no plan of their own (make_variant below).
+using LaunchFunction = cudaError_t (*)(const ProblemShape& problem, const DeviceCaps& device,
+                                       const KernelArgs& args);
+using UnsupportedFunction = std::optional<std::string> (*)(const ProblemShape& problem,
+                                                           const DeviceCaps& device);
+using WorkspaceFunction = size_t (*)(const ProblemShape& problem, const DeviceCaps& device);
 
 // Adds a variant; returns true so that it can initialise a static. Throws std::logic_error on a
 // duplicate id or an id that does not start with "<op>.".
 bool register_kernel(KernelVariant variant);
 
-// Shorthand for kernel files. `workspace` and `unsupported` may be null (none needed; every
-// shape supported).
-KernelVariant make_variant(Op op, std::string id, std::string description,
-                           decltype(KernelVariant::launch) launch,
-                           decltype(KernelVariant::unsupported_reason) unsupported = nullptr,
-                           decltype(KernelVariant::workspace_bytes) workspace = nullptr,
-                           bool is_baseline = false);
+// Shorthand for kernel files whose decisions are plain functions: the plan asks `unsupported`
+// and `workspace` once (null: every shape supported; no workspace) and launches with `launch`.
+KernelVariant make_variant(Op op, std::string id, std::string description, LaunchFunction launch,
+                           UnsupportedFunction unsupported = nullptr,
+                           WorkspaceFunction workspace = nullptr, bool is_baseline = false);
+
+// A variant that computes a plan of its own (the split and lookahead kernels: how a segment is
+// cut over the SMs decides support, workspace and launch).
+KernelVariant planned_variant(Op op, std::string id, std::string description,
+                              decltype(KernelVariant::plan) plan);
 
 // All variants, sorted by op, then baseline first, then id.
 const std::vector<KernelVariant>& registered_kernels();
 
 const KernelVariant* find_kernel(const std::string& id);
 
-std::optional<std::string> unsupported_reason(const KernelVariant& variant,
-                                              const ProblemShape& problem,
-                                              const DeviceCaps& device);
-size_t workspace_bytes(const KernelVariant& variant, const ProblemShape& problem,
+// The variant's plan, declined with a reason when the variant is for another op.
+KernelPlan plan_kernel(const KernelVariant& variant, const ProblemShape& problem,
                        const DeviceCaps& device);
 
 }  // namespace normbench

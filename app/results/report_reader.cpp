@@ -43,8 +43,9 @@ LoadedTiming read_timing(const CheckedJson& t) {
   // tell the same story.
   const double from_samples = median(r.samples_ms);
   if (std::fabs(from_samples - r.median_ms) > 1e-6 * std::max(from_samples, 1e-9))
-    t.at("median_ms").fail("is not the median of samples_ms (" + std::to_string(from_samples) +
-                           "); allowed: the median of the samples");
+    t.at("median_ms")
+        .fail("is not the median of samples_ms (" + std::to_string(from_samples) +
+              "); allowed: the median of the samples");
   const SampleSummary s = summarize(r.samples_ms);
   r.mean_ms = optional_number(t, "mean_ms").value_or(s.mean);
   r.stdev_ms = optional_number(t, "stdev_ms").value_or(s.stdev);
@@ -67,8 +68,8 @@ LoadedKernel read_kernel(const CheckedJson& k) {
   const CheckedJson status = k.at("status");
   const auto parsed = kernel_status_from_string(status.as_string());
   if (!parsed)
-    status.fail("unknown status \"" + status.as_string() + "\"; allowed: " +
-                allowed_kernel_statuses());
+    status.fail("unknown status \"" + status.as_string() +
+                "\"; allowed: " + allowed_kernel_statuses());
   r.status = *parsed;
   r.reason = optional_string(k, "reason");
   if (present(k, "verification")) {
@@ -133,8 +134,8 @@ ReportHeader read_header(const CheckedJson& root, const std::string& path) {
   const CheckedJson version = root.at("schema_version");
   const int64_t v = version.as_int(0, INT32_MAX);
   if (v != kReportSchemaVersion)
-    version.fail("schema_version " + std::to_string(v) + " is not supported; allowed: " +
-                 std::to_string(kReportSchemaVersion));
+    version.fail("schema_version " + std::to_string(v) +
+                 " is not supported; allowed: " + std::to_string(kReportSchemaVersion));
   h.schema_version = static_cast<int>(v);
   const CheckedJson tool = root.at("tool");
   expect_object(tool, "a tool object");

@@ -66,10 +66,10 @@ struct ReportHeader {
   std::string path;
   int schema_version = 0;
   std::string tool_name;
-  std::string tool_version;   // empty when absent
-  std::string git_revision;   // empty when absent
-  std::string created_at;     // empty when absent
-  std::string device_name;    // empty when device is null
+  std::string tool_version;  // empty when absent
+  std::string git_revision;  // empty when absent
+  std::string created_at;    // empty when absent
+  std::string device_name;   // empty when device is null
   std::optional<double> copy_gb_per_s;
   std::string config_name;
   std::string config_hash;

@@ -26,7 +26,8 @@ std::optional<KernelStatus> kernel_status_from_string(std::string_view text) {
 
 std::string allowed_kernel_statuses() {
   std::string out;
-  for (KernelStatus s : kAllKernelStatuses) out += (out.empty() ? "" : ", ") + std::string(to_string(s));
+  for (KernelStatus s : kAllKernelStatuses)
+    out += (out.empty() ? "" : ", ") + std::string(to_string(s));
   return out;
 }
 

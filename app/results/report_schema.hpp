@@ -18,9 +18,9 @@ enum class KernelStatus {
   error,          // the launch was refused or the kernel failed on the device
   skipped,        // the problem did not fit in memory
 };
-inline constexpr KernelStatus kAllKernelStatuses[] = {
-    KernelStatus::passed, KernelStatus::failed, KernelStatus::not_supported, KernelStatus::error,
-    KernelStatus::skipped};
+inline constexpr KernelStatus kAllKernelStatuses[] = {KernelStatus::passed, KernelStatus::failed,
+                                                      KernelStatus::not_supported,
+                                                      KernelStatus::error, KernelStatus::skipped};
 
 const char* to_string(KernelStatus status);
 std::optional<KernelStatus> kernel_status_from_string(std::string_view text);

@@ -95,11 +95,11 @@ KernelArgs kernel_args(const DeviceTensors& d, cudaStream_t stream) {
 }
 
 // Runs the kernel once into a NaN-filled y and copies y back. False if the launch was refused.
-bool run_once(const KernelVariant& variant, const ProblemShape& shape, const DeviceContext& device,
+bool run_once(const KernelPlan& plan, const ProblemShape& shape, const DeviceContext& device,
               const DeviceTensors& d, KernelResult& kernel, HostTensor& y_host) {
   const cudaStream_t stream = device.stream;
   NORMBENCH_CUDA_CHECK(fill_with_nan(d.y.as<float>(), shape.num_elements, stream));
-  const cudaError_t launch_error = variant.launch(shape, device.caps, kernel_args(d, stream));
+  const cudaError_t launch_error = plan.launch(kernel_args(d, stream));
   if (launch_error != cudaSuccess) {
     cudaGetLastError();
     kernel.status = KernelStatus::error;
@@ -121,9 +121,9 @@ std::string failure_summary(const VerificationResult& r, const Tolerance& tol, i
                      r.nonfinite > 0 ? fmt::format(" ({} NaN/Inf)", r.nonfinite) : "");
 }
 
-void verify_trial(const ProblemConfig& problem, const std::vector<const KernelVariant*>& kernels,
-                  int trial, uint64_t seed, const ProblemInputs& inputs, DeviceTensors& d,
-                  HostTensor& y_host, const RunContext& ctx, ProblemResult& result) {
+void verify_trial(const ProblemConfig& problem, const std::vector<KernelPlan>& plans, int trial,
+                  uint64_t seed, const ProblemInputs& inputs, DeviceTensors& d, HostTensor& y_host,
+                  const RunContext& ctx, ProblemResult& result) {
   const int threads = ctx.settings.threads;
   ctx.progress.update(fmt::format("{}: trial {}: reference", problem.id, trial));
   const NormalizationReference reference(problem.shape, inputs.x.begin(), inputs.weight.begin(),
@@ -136,11 +136,11 @@ void verify_trial(const ProblemConfig& problem, const std::vector<const KernelVa
     save_inputs(dump_dir, inputs);
     save_reference(dump_dir, reference, threads);
   }
-  for (size_t k = 0; k < kernels.size(); ++k) {
+  for (size_t k = 0; k < plans.size(); ++k) {
     KernelResult& kernel = result.kernels[k];
     if (kernel.status != KernelStatus::passed) continue;  // unsupported, or failed already
     ctx.progress.update(fmt::format("{}: trial {}: {}", problem.id, trial, kernel.id));
-    if (!run_once(*kernels[k], problem.shape, ctx.device, d, kernel, y_host)) continue;
+    if (!run_once(plans[k], problem.shape, ctx.device, d, kernel, y_host)) continue;
     TrialVerification tv{trial, seed,
                          verify_output(reference, y_host.begin(), problem.tolerance, threads)};
     tv.result.inputs_unchanged = inputs_unchanged(inputs, d, ctx.device.stream);
@@ -154,18 +154,17 @@ void verify_trial(const ProblemConfig& problem, const std::vector<const KernelVa
   }
 }
 
-void time_kernels(const ProblemConfig& problem, const std::vector<const KernelVariant*>& kernels,
+void time_kernels(const ProblemConfig& problem, const std::vector<KernelPlan>& plans,
                   const ProblemInputs& inputs, DeviceTensors& d, const RunContext& ctx,
                   ProblemResult& result) {
   const KernelArgs args = kernel_args(d, ctx.device.stream);
-  for (size_t k = 0; k < kernels.size(); ++k) {
+  for (size_t k = 0; k < plans.size(); ++k) {
     KernelResult& kernel = result.kernels[k];
     if (kernel.status != KernelStatus::passed) continue;  // a kernel that failed is not timed
     ctx.progress.update(fmt::format("{}: timing {}", problem.id, kernel.id));
     try {
-      kernel.timing =
-          time_launches([&] { return kernels[k]->launch(problem.shape, ctx.device.caps, args); },
-                        problem.timing, &ctx.evictor, ctx.device.stream);
+      kernel.timing = time_launches([&] { return plans[k].launch(args); }, problem.timing,
+                                    &ctx.evictor, ctx.device.stream);
     } catch (const KernelLaunchError& e) {
       kernel.status = KernelStatus::error;
       kernel.reason = std::string("while timing: ") + e.what();
@@ -202,20 +201,23 @@ void run_problem(const ProblemConfig& problem, const std::vector<const KernelVar
                  const RunContext& ctx, ProblemResult& result) {
   result.config = &problem;
   size_t workspace = 0;
+  // Each kernel plans the problem once; the plan decides support, workspace and dispatch and
+  // launches every trial and timed sample.
+  std::vector<KernelPlan> plans;
   for (const KernelVariant* variant : kernels) {
     KernelResult kernel;
     kernel.id = variant->id;
     kernel.description = variant->description;
     kernel.is_baseline = variant->is_baseline;
     kernel.status = KernelStatus::passed;  // until a trial says otherwise
-    if (auto reason = unsupported_reason(*variant, problem.shape, ctx.device.caps)) {
+    plans.push_back(plan_kernel(*variant, problem.shape, ctx.device.caps));
+    const KernelPlan& plan = plans.back();
+    if (plan.unsupported) {
       kernel.status = KernelStatus::not_supported;
-      kernel.reason = *reason;
+      kernel.reason = *plan.unsupported;
     } else {
-      workspace = std::max(workspace, workspace_bytes(*variant, problem.shape, ctx.device.caps));
-      if (variant->dispatches_to)
-        if (const KernelVariant* target = variant->dispatches_to(problem.shape, ctx.device.caps))
-          kernel.dispatches_to = target->id;
+      workspace = std::max(workspace, plan.workspace_bytes);
+      kernel.dispatches_to = plan.dispatches_to;
     }
     result.kernels.push_back(std::move(kernel));
   }
@@ -250,9 +252,9 @@ void run_problem(const ProblemConfig& problem, const std::vector<const KernelVar
     ctx.progress.update(fmt::format("{}: trial {}: inputs", problem.id, trial));
     fill_inputs(problem, seed, inputs, ctx.settings.threads);
     upload_inputs(inputs, d, stream);
-    verify_trial(problem, kernels, trial, seed, inputs, d, y_host, ctx, result);
+    verify_trial(problem, plans, trial, seed, inputs, d, y_host, ctx, result);
   }
-  if (ctx.settings.timing) time_kernels(problem, kernels, inputs, d, ctx, result);
+  if (ctx.settings.timing) time_kernels(problem, plans, inputs, d, ctx, result);
   derive_metrics(problem, ctx, result);
 }
 

@@ -46,8 +46,8 @@ class PathTrackingBuilder : public nlohmann::json_sax<json> {
     if (e.id == 406)  // out_of_range: a number that does not fit a double
       return fail("the number " + token +
                   " is out of range; allowed: a finite number (magnitude below 1.8e308)");
-    error_ = std::string("not valid JSON") + (stack_.empty() ? "" : " (at " + path() + ")") +
-             ": " + e.what();
+    error_ = std::string("not valid JSON") + (stack_.empty() ? "" : " (at " + path() + ")") + ": " +
+             e.what();
     return false;
   }
 
@@ -56,7 +56,7 @@ class PathTrackingBuilder : public nlohmann::json_sax<json> {
  private:
   struct Frame {
     json* node;
-    std::string key;  // objects: the key of the value being parsed...
+    std::string key;       // objects: the key of the value being parsed...
     bool has_key = false;  // ...once there is one
     size_t index = 0;      // arrays: the index of the value being parsed
   };

@@ -50,18 +50,11 @@ SplitPlan plan_split(const ProblemShape& p, const DeviceCaps& device) {
   return plan;
 }
 
-std::optional<std::string> split_segment_unsupported(const ProblemShape& p, const DeviceCaps& d) {
-  const SplitPlan plan = plan_split(p, d);
-  if (plan.unsupported.empty()) return std::nullopt;
-  return plan.unsupported;
-}
-
 size_t split_arrivals_bytes(const ProblemShape& p) {
   return static_cast<size_t>(ceil_div(p.num_segments * 4, 16) * 16);
 }
 
-size_t split_segment_workspace(const ProblemShape& p, const DeviceCaps& device) {
-  const SplitPlan plan = plan_split(p, device);
+size_t split_segment_workspace(const ProblemShape& p, const SplitPlan& plan) {
   return split_arrivals_bytes(p) + static_cast<size_t>(p.num_segments) *
                                        static_cast<size_t>(plan.blocks_per_segment) *
                                        sizeof(SlicePartial);

@@ -1,4 +1,4 @@
-// Host side of common/split_segment.cuh: how a problem is cut across the SMs, which shapes it
+// Host side of split_segment.cuh: how a problem is cut across the SMs, which shapes it
 // cannot take, and the workspace it needs. Plain C++, so supports() needs no CUDA call.
 #pragma once
 
@@ -34,10 +34,21 @@ struct SplitPlan {
 };
 
 SplitPlan plan_split(const ProblemShape& p, const DeviceCaps& device);
-std::optional<std::string> split_segment_unsupported(const ProblemShape& p, const DeviceCaps& d);
 // Arrival counters (one per segment, zeroed before each launch, 16-byte padded), then the
 // partials.
 size_t split_arrivals_bytes(const ProblemShape& p);
-size_t split_segment_workspace(const ProblemShape& p, const DeviceCaps& device);
+size_t split_segment_workspace(const ProblemShape& p, const SplitPlan& plan);
+
+// A split variant's KernelPlan: the split plan made once, its launch given that plan.
+// `launch(problem, split_plan, args)` enqueues the kernel.
+template <class Launch>
+KernelPlan plan_split_variant(const ProblemShape& p, const DeviceCaps& device, Launch launch) {
+  const SplitPlan split = plan_split(p, device);
+  if (!split.unsupported.empty()) return KernelPlan::declined(split.unsupported);
+  KernelPlan plan;
+  plan.workspace_bytes = split_segment_workspace(p, split);
+  plan.launch = [p, split, launch](const KernelArgs& args) { return launch(p, split, args); };
+  return plan;
+}
 
 }  // namespace normbench::kernels

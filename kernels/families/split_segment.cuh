@@ -99,10 +99,8 @@ __global__ void __launch_bounds__(kSplitThreads, 1)
 }
 
 template <class Params, class Epilogue>
-cudaError_t launch_split_segment(const ProblemShape& p, const DeviceCaps& device,
+cudaError_t launch_split_segment(const ProblemShape& p, const SplitPlan& plan,
                                  const KernelArgs& args, Params params, Epilogue epilogue) {
-  const SplitPlan plan = plan_split(p, device);
-  if (!plan.unsupported.empty()) return cudaErrorInvalidConfiguration;
   auto* arrivals = static_cast<unsigned*>(args.workspace);
   auto* partials =
       reinterpret_cast<SlicePartial*>(static_cast<char*>(args.workspace) + split_arrivals_bytes(p));

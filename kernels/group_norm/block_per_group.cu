@@ -1,4 +1,4 @@
-// group_norm.block_per_group: the general kernel (common/block_per_segment.cuh). Supports
+// group_norm.block_per_group: the general kernel (families/block_per_segment.cuh). Supports
 // every shape; the dispatch's fallback.
 #include "kernels/families/block_per_segment.cuh"
 

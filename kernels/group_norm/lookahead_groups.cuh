@@ -323,12 +323,10 @@ __global__ void __launch_bounds__(kLookaheadThreads, 1)
 }
 
 template <class Epilogue>
-cudaError_t launch_lookahead_groups(const ProblemShape& p, const DeviceCaps& device,
+cudaError_t launch_lookahead_groups(const ProblemShape& p, const LookaheadPlan& plan,
                                     const KernelArgs& args, ChannelParams params,
                                     Epilogue epilogue) {
   constexpr int kVecs = kLookaheadVecsPerThread, kPrefetch = kLookaheadPrefetchChunks;
-  const LookaheadPlan plan = plan_lookahead(p, device);
-  if (!plan.unsupported.empty()) return cudaErrorInvalidConfiguration;
   auto* arrivals = static_cast<unsigned*>(args.workspace);
   auto* partials =
       reinterpret_cast<SlicePartial*>(static_cast<char*>(args.workspace) + split_arrivals_bytes(p));

@@ -51,14 +51,7 @@ LookaheadPlan plan_lookahead(const ProblemShape& p, const DeviceCaps& device, in
   return plan;
 }
 
-std::optional<std::string> lookahead_unsupported(const ProblemShape& p, const DeviceCaps& d) {
-  const LookaheadPlan plan = plan_lookahead(p, d);
-  if (plan.unsupported.empty()) return std::nullopt;
-  return plan.unsupported;
-}
-
-size_t lookahead_workspace(const ProblemShape& p, const DeviceCaps& device) {
-  const LookaheadPlan plan = plan_lookahead(p, device);
+size_t lookahead_workspace(const ProblemShape& p, const LookaheadPlan& plan) {
   return split_arrivals_bytes(p) + static_cast<size_t>(p.num_segments) *
                                        static_cast<size_t>(plan.blocks) * sizeof(SlicePartial);
 }

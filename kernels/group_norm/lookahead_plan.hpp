@@ -1,4 +1,4 @@
-// Host side of common/lookahead_groups.cuh: how a problem is cut across the SMs, which shapes
+// Host side of lookahead_groups.cuh: how a problem is cut across the SMs, which shapes
 // it cannot take, and the workspace it needs. Plain C++, so supports() needs no CUDA call.
 #pragma once
 
@@ -49,9 +49,8 @@ LookaheadPlan plan_lookahead(const ProblemShape& p, const DeviceCaps& device,
                              int vecs_per_thread = kLookaheadVecsPerThread,
                              int lead_chunks = kLookaheadLeadChunks,
                              int prefetch_chunks = kLookaheadPrefetchChunks);
-std::optional<std::string> lookahead_unsupported(const ProblemShape& p, const DeviceCaps& d);
 // As the split kernel's: arrival counters (split_arrivals_bytes), then one SlicePartial per
 // segment and block.
-size_t lookahead_workspace(const ProblemShape& p, const DeviceCaps& device);
+size_t lookahead_workspace(const ProblemShape& p, const LookaheadPlan& plan);
 
 }  // namespace normbench::kernels

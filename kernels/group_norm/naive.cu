@@ -1,4 +1,4 @@
-// group_norm.naive: the baseline (common/naive_kernel.cuh). Supports every shape.
+// group_norm.naive: the baseline (families/naive_kernel.cuh). Supports every shape.
 #include "kernels/families/naive_launch.cuh"
 
 namespace normbench::kernels {

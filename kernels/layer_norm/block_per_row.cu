@@ -1,4 +1,4 @@
-// layer_norm.block_per_row: the general kernel (common/block_per_segment.cuh). Supports every
+// layer_norm.block_per_row: the general kernel (families/block_per_segment.cuh). Supports every
 // shape; the dispatch's fallback.
 #include "kernels/families/block_per_segment.cuh"
 

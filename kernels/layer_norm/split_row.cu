@@ -1,17 +1,19 @@
 // layer_norm.split_row: long rows split across blocks that hold them in shared memory, x read
-// once (common/split_segment.cuh). Assumes row size % 4 == 0 and a row that fits in the
+// once (families/split_segment.cuh). Assumes row size % 4 == 0 and a row that fits in the
 // shared memory of all SMs (~29 MB on an H100).
 #include "kernels/families/split_segment.cuh"
 
 namespace normbench::kernels {
 namespace {
-cudaError_t launch(const ProblemShape& p, const DeviceCaps& device, const KernelArgs& args) {
-  return launch_split_segment(p, device, args, row_params(args), IdentityEpilogue{});
+KernelPlan plan(const ProblemShape& p, const DeviceCaps& device) {
+  return plan_split_variant(
+      p, device, [](const ProblemShape& p, const SplitPlan& split, const KernelArgs& a) {
+        return launch_split_segment(p, split, a, row_params(a), IdentityEpilogue{});
+      });
 }
 }  // namespace
 
-NORMBENCH_REGISTER_KERNEL(
-    make_variant(Op::layer_norm, "layer_norm.split_row",
-                 "rows split over cooperating blocks holding slices in smem; x read once", launch,
-                 split_segment_unsupported, split_segment_workspace));
+NORMBENCH_REGISTER_KERNEL(planned_variant(
+    Op::layer_norm, "layer_norm.split_row",
+    "rows split over cooperating blocks holding slices in smem; x read once", plan));
 }  // namespace normbench::kernels

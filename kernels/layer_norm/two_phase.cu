@@ -1,4 +1,4 @@
-// layer_norm.two_phase: long rows with weight and bias read once (common/two_phase_rows.cuh):
+// layer_norm.two_phase: long rows with weight and bias read once (families/two_phase_rows.cuh):
 // row statistics in one pass over x, then column tiles normalized over all rows with their
 // weight and bias in registers. Assumes row size % 4 == 0.
 #include "kernels/families/two_phase_rows.cuh"

@@ -1,4 +1,4 @@
-// layer_norm_gelu_scale.block_per_row: the general kernel (common/block_per_segment.cuh) with
+// layer_norm_gelu_scale.block_per_row: the general kernel (families/block_per_segment.cuh) with
 // the GELU * scale epilogue. Supports every shape; the dispatch's fallback.
 #include "kernels/families/block_per_segment.cuh"
 

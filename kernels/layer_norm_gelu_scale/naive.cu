@@ -1,4 +1,4 @@
-// layer_norm_gelu_scale.naive: the baseline (common/naive_kernel.cuh) with the GELU * scale
+// layer_norm_gelu_scale.naive: the baseline (families/naive_kernel.cuh) with the GELU * scale
 // epilogue. Supports every shape.
 #include "kernels/families/naive_launch.cuh"
 

@@ -1,5 +1,5 @@
 // layer_norm_gelu_scale.two_phase: long rows with weight and bias read once
-// (common/two_phase_rows.cuh), GELU * scale fused. Assumes row size % 4 == 0.
+// (families/two_phase_rows.cuh), GELU * scale fused. Assumes row size % 4 == 0.
 #include "kernels/families/two_phase_rows.cuh"
 
 namespace normbench::kernels {

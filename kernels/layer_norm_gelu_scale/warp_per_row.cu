@@ -1,5 +1,5 @@
 // layer_norm_gelu_scale.warp_per_row: rows of up to 1024 elements in registers, 4 to 32 lanes
-// per row (common/rows_in_registers.cuh), GELU * scale fused. Assumes row size % 4 == 0.
+// per row (families/rows_in_registers.cuh), GELU * scale fused. Assumes row size % 4 == 0.
 #include "kernels/families/rows_in_registers.cuh"
 
 namespace normbench::kernels {

@@ -41,9 +41,18 @@ ProblemShape layer_norm_rows(int64_t rows, int64_t row, bool affine = true) {
 // The variant a registered `<op>.default` runs for the problem.
 std::string chosen(const std::string& default_id, const ProblemShape& p) {
   const KernelVariant* dispatcher = find_kernel(default_id);
-  if (!dispatcher || !dispatcher->dispatches_to) return "(not a dispatcher)";
-  const KernelVariant* v = dispatcher->dispatches_to(p, h100());
-  return v ? v->id : "";
+  if (!dispatcher) return "(no such kernel)";
+  return plan_kernel(*dispatcher, p, h100()).dispatches_to;
+}
+
+// Why `id` declines `p` on an H100, or nullopt if it takes it.
+std::optional<std::string> unsupported_reason(const std::string& id, const ProblemShape& p,
+                                              const DeviceCaps& caps = h100()) {
+  return plan_kernel(*find_kernel(id), p, caps).unsupported;
+}
+
+cudaError_t no_launch(const ProblemShape&, const DeviceCaps&, const KernelArgs&) {
+  return cudaErrorNotSupported;
 }
 
 TEST(KernelRegistry, EveryOpHasOneBaselineAndADefault) {
@@ -63,12 +72,12 @@ TEST(KernelRegistry, IdsAreUniqueDottedAndDescribed) {
     EXPECT_TRUE(ids.insert(k.id).second) << k.id;
     EXPECT_EQ(k.id.rfind(std::string(op_name(k.op)) + ".", 0), 0u) << k.id;
     EXPECT_FALSE(k.description.empty()) << k.id;
-    EXPECT_NE(k.launch, nullptr) << k.id;
+    EXPECT_TRUE(k.plan) << k.id;
   }
 }
 
 TEST(KernelRegistry, RejectsDuplicateAndMisnamedIds) {
-  const auto launch = registered_kernels().front().launch;
+  const auto launch = no_launch;
   EXPECT_THROW(register_kernel(make_variant(Op::layer_norm, "layer_norm.naive", "dup", launch)),
                std::logic_error);
   EXPECT_THROW(register_kernel(make_variant(Op::layer_norm, "group_norm.x", "wrong op", launch)),
@@ -80,18 +89,18 @@ TEST(KernelRegistry, RejectsDuplicateAndMisnamedIds) {
 TEST(KernelSupport, VariantsSayWhyTheyDecline) {
   const DeviceCaps caps = h100();
   const ProblemShape odd = layer_norm_rows(4, 1000003);
-  EXPECT_NE(unsupported_reason(*find_kernel("layer_norm.split_row"), odd, caps), std::nullopt);
-  EXPECT_NE(unsupported_reason(*find_kernel("layer_norm.two_phase"), odd, caps), std::nullopt);
-  EXPECT_NE(unsupported_reason(*find_kernel("layer_norm.warp_per_row"), odd, caps), std::nullopt);
+  EXPECT_NE(unsupported_reason("layer_norm.split_row", odd, caps), std::nullopt);
+  EXPECT_NE(unsupported_reason("layer_norm.two_phase", odd, caps), std::nullopt);
+  EXPECT_NE(unsupported_reason("layer_norm.warp_per_row", odd, caps), std::nullopt);
   for (const char* id : {"layer_norm.naive", "layer_norm.block_per_row", "layer_norm.default"})
-    EXPECT_EQ(unsupported_reason(*find_kernel(id), odd, caps), std::nullopt) << id;
+    EXPECT_EQ(unsupported_reason(id, odd, caps), std::nullopt) << id;
   // A row of 32M floats (128 MB) does not fit in 132 x 227 KB of shared memory.
-  const auto too_long = unsupported_reason(*find_kernel("layer_norm.split_row"),
-                                           layer_norm_rows(2, int64_t{1} << 25), caps);
+  const auto too_long =
+      unsupported_reason("layer_norm.split_row", layer_norm_rows(2, int64_t{1} << 25), caps);
   ASSERT_NE(too_long, std::nullopt);
   EXPECT_NE(too_long->find("shared memory"), std::string::npos) << *too_long;
   // A kernel asked for another op's problem declines too.
-  EXPECT_NE(unsupported_reason(*find_kernel("group_norm.naive"), odd, caps), std::nullopt);
+  EXPECT_NE(unsupported_reason("group_norm.naive", odd, caps), std::nullopt);
 }
 
 TEST(SplitPlan, CutsTheCoreProblemsAcrossAllSms) {
@@ -111,7 +120,7 @@ TEST(SplitPlan, CutsTheCoreProblemsAcrossAllSms) {
 TEST(SplitPlan, WorkspaceHoldsCountersAndPartials) {
   const ProblemShape& b = core_problem("B_group_norm").shape;
   EXPECT_EQ(kernels::split_arrivals_bytes(b), 896u * 4);
-  EXPECT_EQ(kernels::split_segment_workspace(b, h100()),
+  EXPECT_EQ(kernels::split_segment_workspace(b, kernels::plan_split(b, h100())),
             896u * 4 + 896u * 44 * sizeof(kernels::SlicePartial));
 }
 
@@ -152,11 +161,11 @@ TEST(LookaheadPlan, LeadStaysBelowAGroupSoTheDoubleBufferedStatisticsAreSafe) {
 TEST(LookaheadPlan, DeclinesGroupsItCannotHoldOrCut) {
   // One group of 64 MB: its chunks do not fit in one SM's ring.
   const auto huge = group_norm_groups(1, 64, 1 << 18, 1);
-  const auto reason = unsupported_reason(*find_kernel("group_norm.lookahead"), huge, h100());
+  const auto reason = unsupported_reason("group_norm.lookahead", huge, h100());
   ASSERT_NE(reason, std::nullopt);
   EXPECT_NE(reason->find("ring"), std::string::npos) << *reason;
   const auto odd = group_norm_groups(2, 4, 3, 2);  // groups of 6 elements
-  EXPECT_NE(unsupported_reason(*find_kernel("group_norm.lookahead"), odd, h100()), std::nullopt);
+  EXPECT_NE(unsupported_reason("group_norm.lookahead", odd, h100()), std::nullopt);
   DeviceCaps no_cooperative = h100();
   no_cooperative.cooperative_launch = false;
   EXPECT_NE(kernels::plan_lookahead(core_problem("B_group_norm").shape, no_cooperative).unsupported,
@@ -166,7 +175,7 @@ TEST(LookaheadPlan, DeclinesGroupsItCannotHoldOrCut) {
 TEST(LookaheadPlan, WorkspaceHoldsCountersAndAPartialPerGroupAndBlock) {
   const ProblemShape& b = core_problem("B_group_norm").shape;
   EXPECT_EQ(kernels::split_arrivals_bytes(b), 896u * 4);
-  EXPECT_EQ(kernels::lookahead_workspace(b, h100()),
+  EXPECT_EQ(kernels::lookahead_workspace(b, kernels::plan_lookahead(b, h100())),
             896u * 4 + 896u * 132 * sizeof(kernels::SlicePartial));
 }
 
@@ -177,6 +186,18 @@ TEST(Dispatch, PicksTheMeasuredFastestVariantForTheCoreProblems) {
             "group_norm.lookahead");
   EXPECT_EQ(chosen("layer_norm_gelu_scale.default", core_problem("C_layer_norm_gelu_scale").shape),
             "layer_norm_gelu_scale.warp_per_row");
+}
+
+TEST(Dispatch, TheDefaultRunsTheChosenVariantsPlan) {
+  const ProblemShape& b = core_problem("B_group_norm").shape;
+  const KernelPlan chosen_plan = plan_kernel(*find_kernel("group_norm.default"), b, h100());
+  const KernelPlan direct = plan_kernel(*find_kernel("group_norm.lookahead"), b, h100());
+  EXPECT_FALSE(chosen_plan.unsupported);
+  EXPECT_EQ(chosen_plan.workspace_bytes, direct.workspace_bytes);
+  EXPECT_TRUE(chosen_plan.launch);
+  EXPECT_EQ(find_kernel("group_norm.default")->description,
+            "dispatch: lookahead (groups >= 64K elements), split_group (groups >= 64K "
+            "elements), block_per_group");
 }
 
 TEST(Dispatch, FallsBackByShape) {

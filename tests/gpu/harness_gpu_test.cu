@@ -28,7 +28,7 @@ __global__ void flip_first_input(float* x) {
 }
 
 cudaError_t correct(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
-  return find_kernel("layer_norm.block_per_row")->launch(p, d, a);
+  return plan_kernel(*find_kernel("layer_norm.block_per_row"), p, d).launch(a);
 }
 
 // Correct everywhere but the second half, which is never written (stays NaN).
@@ -36,7 +36,7 @@ cudaError_t half_written(const ProblemShape& p, const DeviceCaps&, const KernelA
   ProblemShape half = p;
   half.num_segments = p.num_segments / 2;
   half.num_elements = half.num_segments * p.segment_size;
-  return find_kernel("layer_norm.block_per_row")->launch(half, DeviceCaps{}, a);
+  return plan_kernel(*find_kernel("layer_norm.block_per_row"), half, DeviceCaps{}).launch(a);
 }
 
 cudaError_t off_by_3e5(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
