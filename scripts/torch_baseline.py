@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch side by side with normbench: time torch eager and torch.compile on normbench's problems.
 
-Reads a normbench config (same format, defaults and override rules as app/core/config.cpp),
+Reads a normbench config (same format, defaults and override rules as app/config/config.cpp),
 builds exactly the inputs `normbench run` builds, checks PyTorch's output against a float64
 reference, times it the way normbench times its kernels, and writes a report in normbench's JSON
 schema (schema_version 1) with two kernels per problem: `torch.eager` and `torch.compile`.
@@ -29,7 +29,7 @@ torch-<config name>.json), --problem ID (repeatable), --trials N, --seed S, --de
 Exit codes as normbench: 0 all verified, 1 a kernel failed verification or errored, 2 bad usage
 or config or unreadable tensors, 3 no GPU, no torch, or a CUDA error that stopped the run.
 
-Method (as normbench; see app/gpu/kernel_timer.cpp and app/core/statistics.cpp):
+Method (as normbench; see app/timing/kernel_timer.cpp and app/timing/statistics.cpp):
   * inputs: element i of tensor `name` for seed s is a pure function of (s, name, i): key =
     mix64(mix64(s) ^ fnv1a64(name)), bits(c) = mix64(key + (c + 1) * 0x9e3779b97f4a7c15), with
     mix64 SplitMix64's finaliser; uniform = float32(bits(i) >> 40) * 2^-24 (scaled to [low, high)
@@ -87,7 +87,7 @@ class UsageError(Exception):
 
 
 # ---------------------------------------------------------------------------------------------
-# Hashing and the counter-based generator (app/core/hashing.hpp, app/core/inputs.cpp)
+# Hashing and the counter-based generator (app/util/hashing.hpp, app/inputs/inputs.cpp)
 
 MASK64 = (1 << 64) - 1
 GOLDEN_GAMMA = 0x9E3779B97F4A7C15
@@ -231,7 +231,7 @@ def generate_numpy(dist, seed, name, first, n):
 
 
 # ---------------------------------------------------------------------------------------------
-# Config (app/core/config.cpp, app/core/distribution.cpp): same defaults, overrides and checks
+# Config (app/config/config.cpp, app/inputs/distribution.cpp): same defaults, overrides and checks
 
 SETTING_KEYS = ("dtype", "eps", "affine", "tolerance", "inputs", "seed", "trials", "timing")
 
@@ -486,7 +486,7 @@ CHUNK = 1 << 25  # elements per slab of generation, fingerprints and reference
 
 
 def stop_reason(samples, elapsed_s, timing):
-    """nvbench's rule, as app/core/statistics.cpp: keep_sampling, converged or time_limit."""
+    """nvbench's rule, as app/timing/statistics.cpp: keep_sampling, converged or time_limit."""
     if len(samples) < timing["min_samples"]:
         return "keep_sampling"
     n = len(samples)
@@ -514,7 +514,7 @@ def summarize(samples, stop, sampling_time_s):
 
 
 class Gpu:
-    """The device, its stream and the L2 evictor (app/gpu/kernel_timer.cpp)."""
+    """The device, its stream and the L2 evictor (app/timing/kernel_timer.cpp)."""
 
     def __init__(self, torch, index, hold=True):
         self.torch = torch
@@ -532,7 +532,7 @@ class Gpu:
         torch.cuda.synchronize()
 
     def evict_l2(self):
-        # As normbench (app/gpu/device_checks.cu): read every byte at L2 evict-last priority,
+        # As normbench (app/device/device_checks.cu): read every byte at L2 evict-last priority,
         # which pushes out every line, evict-last ones included (Inductor's kernels load
         # reused data with evict-last hints), then discard the buffer's lines so the timed
         # call starts with an empty L2 and pays no write-backs. Falls back to a plain read
@@ -743,7 +743,7 @@ def finite_or_none(v):
 
 
 def verify(torch, p, x, w, b, y, trial, seed):
-    """The trial's verification record, as normbench writes it (app/core/verify.cpp)."""
+    """The trial's verification record, as normbench writes it (app/check/verify.cpp)."""
     tol = p["tolerance"]
     flat_y = y.reshape(-1)
     checked = violations = nonfinite = 0
@@ -911,7 +911,7 @@ def run_problem(ctx, p, results):
 
 
 # ---------------------------------------------------------------------------------------------
-# The report (app/core/report_json.cpp, schema_version 1)
+# The report (app/results/report_writer.cpp, schema_version 1)
 
 def kernel_json(k, p, copy):
     verification = None

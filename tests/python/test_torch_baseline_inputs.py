@@ -201,7 +201,9 @@ class Report(unittest.TestCase):
             problem, trials, seed, device, no_compile = ["A_layer_norm"], None, None, 0, False
             from_tensors, compile_mode, no_gpu_hold = None, "default", False
 
-        device = {"index": 0, "name": "NVIDIA H100 80GB HBM3"}
+        device = {"index": 0, "name": "NVIDIA H100 80GB HBM3", "sm_count": 132, "compute_capability": "9.0",
+                  "memory_bytes": 85017493504, "l2_bytes": 52428800, "memory_clock_khz": None,
+                  "memory_bus_width_bits": None, "driver_version": None, "runtime_version": 13000}
         copy = {"bytes_moved": 2 << 30, "gb_per_s": 3000.0, "timing": timing}
         return tb.build_report(config, Args, FakeTorch, device, copy, results, "", ["--problem", "A_layer_norm"])
 
