@@ -51,9 +51,11 @@ struct ProblemShape {
     return op == Op::group_norm ? (i / spatial) % channels : i % segment_size;
   }
   // Minimum bytes a kernel must move: x read once, y written once, weight and bias read once.
-  int64_t min_bytes() const {
-    return static_cast<int64_t>(sizeof(float)) * (2 * num_elements + (affine ? 2 * param_size : 0));
+  int64_t min_bytes() const { return read_bytes() + write_bytes(); }
+  int64_t read_bytes() const {
+    return static_cast<int64_t>(sizeof(float)) * (num_elements + (affine ? 2 * param_size : 0));
   }
+  int64_t write_bytes() const { return static_cast<int64_t>(sizeof(float)) * num_elements; }
 };
 
 // Fills the derived fields from op, shape, normalized_shape and groups. Assumes they were

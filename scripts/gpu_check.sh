@@ -2,8 +2,8 @@
 # Build, test and benchmark normbench on a GPU machine in one go. GPU time is scarce: this
 # puts everything that belongs together into one call and keeps logs and reports as files.
 #
-#   scripts/gpu_check.sh [STEP...]    steps: build gpu-tests smoke edge bench sanitize
-#                                     (default: all, in that order)
+#   scripts/gpu_check.sh [STEP...]    steps: build gpu-tests smoke edge bench adversarial
+#                                     sanitize (default: all, in that order)
 # Outputs go to $OUT (default ./gpu-out): build.log, gpu-tests.log, <config>.json reports and
 # .txt tables, sanitizer logs. A short summary is printed last.
 set -uo pipefail
@@ -12,15 +12,16 @@ OUT=${OUT:-gpu-out}
 BUILD=${BUILD:-build-gpu}
 mkdir -p "$OUT"
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(build gpu-tests smoke edge bench sanitize)
+[ ${#steps[@]} -eq 0 ] && steps=(build gpu-tests smoke edge bench adversarial sanitize)
 summary=()
 
 run_config() {  # name, extra args...
   local name=$1; shift
+  local start=$SECONDS
   "$BUILD/normbench" run --config "configs/$name.json" --out "$OUT/$name.json" "$@" \
     > "$OUT/$name.txt" 2>&1
   local rc=$?
-  summary+=("run $name: exit $rc")
+  summary+=("run $name: exit $rc, $((SECONDS - start)) s")
 }
 
 for step in "${steps[@]}"; do
@@ -40,6 +41,11 @@ for step in "${steps[@]}"; do
     smoke) run_config smoke ;;
     edge) run_config edge ;;
     bench) run_config kernelbench ;;
+    adversarial)
+      # The deliberately wrong kernels of tests/adversarial in one run (exit 1 expected).
+      "$BUILD/tests/normbench_adversarial" run --config tests/adversarial/adversarial.json \
+        --out "$OUT/adversarial.json" > "$OUT/adversarial.txt" 2>&1
+      summary+=("adversarial run: exit $? (1 expected)") ;;
     sanitize)
       # memcheck: every kernel. racecheck: every kernel but the lookahead GroupNorm kernel,
       # whose hand-offs between data warps and exchange warp go through named barriers

@@ -351,7 +351,8 @@ def apply_settings(node, s):
         s["trials"] = node.at("trials").integer(1, 1000000)
     if node.has("timing"):
         t = node.at("timing")
-        t.expect_object(("warmup", "min_samples", "max_noise", "max_time_s", "flush_l2"))
+        t.expect_object(("warmup", "min_samples", "max_noise", "max_time_s", "flush_l2",
+                         "kernel_timeout_s"))
         limits = {"warmup": (0, 1000000), "min_samples": (1, 1000000)}
         for k in t.value:
             sub = t.at(k)
@@ -416,6 +417,9 @@ def parse_problem(node, defaults, seen):
         if k in p:
             resolved[k] = p[k]
     resolved.update({k: p[k] for k in ("dtype", "eps", "affine", "tolerance", "inputs", "seed", "trials", "timing")})
+    # As app/config/config.cpp: the default timeout is left out, keeping older configs' hashes.
+    if resolved["timing"].get("kernel_timeout_s") == 60.0:
+        resolved["timing"] = {k: v for k, v in resolved["timing"].items() if k != "kernel_timeout_s"}
     p["resolved"] = resolved
     derive_geometry(p)
     return p
@@ -485,15 +489,30 @@ def load_config(path):
 CHUNK = 1 << 25  # elements per slab of generation, fingerprints and reference
 
 
+def median_interval(samples):
+    """The 95% confidence interval of the median, as app/timing/statistics.cpp: order
+    statistics of ranks n/2 -+ 1.96 sqrt(n)/2, rounded outwards."""
+    v = sorted(samples)
+    if not v:
+        return 0.0, 0.0
+    n = len(v)
+    reach = 1.959963984540054 * math.sqrt(n) / 2.0
+    low = max(1, math.floor(n / 2.0 - reach))
+    high = min(n, math.ceil(n / 2.0 + 1.0 + reach))
+    return v[low - 1], v[high - 1]
+
+
 def stop_reason(samples, elapsed_s, timing):
-    """nvbench's rule, as app/timing/statistics.cpp: keep_sampling, converged or time_limit."""
-    if len(samples) < timing["min_samples"]:
-        return "keep_sampling"
+    """As app/timing/statistics.cpp: keep_sampling, converged (the median's 95% interval within
+    +-max_noise of it) or time_limit."""
     n = len(samples)
-    mean = sum(samples) / n
-    rel = math.sqrt(sum((v - mean) ** 2 for v in samples) / (n - 1)) / mean if n > 1 and mean > 0 else 0.0
-    if rel <= timing["max_noise"]:
-        return "converged"
+    if n < timing["min_samples"]:
+        return "keep_sampling"
+    if n <= 256 or n % 64 == 0:
+        m = median(samples)
+        low, high = median_interval(samples)
+        if m <= 0 or max(m - low, high - m) / m <= timing["max_noise"]:
+            return "converged"
     return "time_limit" if elapsed_s >= timing["max_time_s"] else "keep_sampling"
 
 
@@ -510,6 +529,7 @@ def summarize(samples, stop, sampling_time_s):
     return {"median_ms": median(samples), "mean_ms": mean, "stdev_ms": stdev,
             "min_ms": min(samples), "max_ms": max(samples),
             "relative_stdev": stdev / mean if mean > 0 else 0.0, "samples": n,
+            "median_ci_ms": list(median_interval(samples)),
             "stop_reason": stop, "sampling_time_s": sampling_time_s, "samples_ms": samples}
 
 

@@ -26,6 +26,7 @@ struct RunOptions {
   int device = 0;
   int threads = 0;  // 0: NORMBENCH_THREADS or all hardware threads
   bool no_timing = false;
+  bool allow_faster_than_copy = false;
   std::string save_tensors;
 };
 
@@ -51,6 +52,7 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   settings.device = o.device;
   settings.threads = o.threads > 0 ? o.threads : default_thread_count();
   settings.save_tensors_dir = o.save_tensors;
+  settings.allow_faster_than_copy = o.allow_faster_than_copy;
   const auto plan = plan_run(config, settings);
   const std::string out = o.out.empty() ? "normbench-" + config.name + ".json" : o.out;
   // Before the run, not after it, and before looking for a GPU.
@@ -84,6 +86,9 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   cmd->add_option("--threads", o->threads, "Host threads for inputs and reference (default: all)")
       ->check(CLI::Range(1, 4096));
   cmd->add_flag("--no-timing", o->no_timing, "Verify only; do not time");
+  cmd->add_flag("--allow-faster-than-copy", o->allow_faster_than_copy,
+                "A median faster than copying the problem's bytes is a warning (suspicious), "
+                "not a failure");
   cmd->add_option("--save-tensors", o->save_tensors,
                   "Write inputs, outputs and reference of every trial as .npy under this folder");
   cmd->callback([o, &context] { context.exit_code = run(*o, context.command_line); });

@@ -40,13 +40,16 @@ void apply_tolerance(const CheckedJson& node, Tolerance& t) {
 }
 
 void apply_timing(const CheckedJson& node, TimingSettings& t) {
-  node.expect_object({"warmup", "min_samples", "max_noise", "max_time_s", "flush_l2"});
+  node.expect_object(
+      {"warmup", "min_samples", "max_noise", "max_time_s", "flush_l2", "kernel_timeout_s"});
   if (node.has("warmup")) t.warmup = static_cast<int>(node.at("warmup").as_int(0, 1000000));
   if (node.has("min_samples"))
     t.min_samples = static_cast<int>(node.at("min_samples").as_int(1, 1000000));
   if (node.has("max_noise")) t.max_noise = node.at("max_noise").as_number_above(0.0);
   if (node.has("max_time_s")) t.max_time_s = node.at("max_time_s").as_number_above(0.0);
   if (node.has("flush_l2")) t.flush_l2 = node.at("flush_l2").as_bool();
+  if (node.has("kernel_timeout_s"))
+    t.kernel_timeout_s = node.at("kernel_timeout_s").as_number_above(0.0);
 }
 
 // Reads the setting keys present in `node` over `s`; nested objects override key by key.
@@ -132,6 +135,15 @@ nlohmann::json settings_json(const ProblemConfig& p) {
   nlohmann::json inputs = nlohmann::json::object();
   for (const auto& [name, dist] : p.inputs) inputs[name] = to_json(dist);
   const auto& t = p.timing;
+  nlohmann::json timing = {{"warmup", t.warmup},
+                           {"min_samples", t.min_samples},
+                           {"max_noise", t.max_noise},
+                           {"max_time_s", t.max_time_s},
+                           {"flush_l2", t.flush_l2}};
+  // Written only when it is not the default, so that configs written before the option
+  // existed keep their hash (and their committed reports stay comparable).
+  if (t.kernel_timeout_s != TimingSettings{}.kernel_timeout_s)
+    timing["kernel_timeout_s"] = t.kernel_timeout_s;
   return {{"dtype", p.dtype},
           {"eps", p.shape.eps},
           {"affine", p.shape.affine},
@@ -139,12 +151,7 @@ nlohmann::json settings_json(const ProblemConfig& p) {
           {"inputs", inputs},
           {"seed", p.seed},
           {"trials", p.trials},
-          {"timing",
-           {{"warmup", t.warmup},
-            {"min_samples", t.min_samples},
-            {"max_noise", t.max_noise},
-            {"max_time_s", t.max_time_s},
-            {"flush_l2", t.flush_l2}}}};
+          {"timing", timing}};
 }
 
 ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,

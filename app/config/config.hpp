@@ -22,9 +22,12 @@ struct Tolerance {
 struct TimingSettings {
   int warmup = 5;            // launches before the first sample
   int min_samples = 10;      // never fewer samples than this
-  double max_noise = 0.005;  // stop once stdev/mean of the samples is at most this...
+  double max_noise = 0.005;  // stop once the median's 95% interval is within +-this of it...
   double max_time_s = 5.0;   // ...or once this much time was spent sampling
   bool flush_l2 = true;      // evict L2 before each sample
+  // The longest the harness waits for one launch of a kernel (or one timed sample, with its
+  // checks) before it kills the worker and records the kernel as hung.
+  double kernel_timeout_s = 60.0;
 };
 
 struct ProblemConfig {

@@ -81,17 +81,17 @@ cudaError_t fill_with_nan(float* data, int64_t count, cudaStream_t stream) {
   return cudaMemsetAsync(data, 0xff, static_cast<size_t>(count) * sizeof(float), stream);
 }
 
-uint64_t device_fingerprint(const float* data, int64_t count, cudaStream_t stream) {
+uint64_t device_fingerprint(const void* data, int64_t count, unsigned long long* scratch,
+                            cudaStream_t stream) {
   if (count == 0) return 0;
-  DeviceBuffer result(sizeof(unsigned long long));
-  NORMBENCH_CUDA_CHECK(cudaMemsetAsync(result.get(), 0, result.bytes(), stream));
+  NORMBENCH_CUDA_CHECK(cudaMemsetAsync(scratch, 0, sizeof(unsigned long long), stream));
   const int blocks = static_cast<int>(std::min<int64_t>(4096, (count + kThreads - 1) / kThreads));
-  fingerprint_kernel<<<blocks, kThreads, 0, stream>>>(reinterpret_cast<const uint32_t*>(data),
-                                                      count, result.as<unsigned long long>());
+  fingerprint_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const uint32_t*>(data), count,
+                                                      scratch);
   NORMBENCH_CUDA_CHECK(cudaGetLastError());
   unsigned long long host = 0;
   NORMBENCH_CUDA_CHECK(
-      cudaMemcpyAsync(&host, result.get(), sizeof(host), cudaMemcpyDeviceToHost, stream));
+      cudaMemcpyAsync(&host, scratch, sizeof(host), cudaMemcpyDeviceToHost, stream));
   NORMBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
   return host;
 }

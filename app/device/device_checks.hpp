@@ -12,9 +12,12 @@ namespace normbench {
 // verification.
 cudaError_t fill_with_nan(float* data, int64_t count, cudaStream_t stream);
 
-// An order-independent 64-bit fingerprint of `count` floats (sum of mixed (index, bits)
-// pairs, wrapping): equal data gives equal hashes on every run. Synchronizes the stream.
-uint64_t device_fingerprint(const float* data, int64_t count, cudaStream_t stream);
+// An order-independent 64-bit fingerprint of `count` 32-bit words (sum of mixed (index, bits)
+// pairs, wrapping): equal data gives equal hashes on every run, and data that differs in any
+// bit of any word gives a different one but with a chance of 2^-64. `scratch` is one device
+// word. Synchronizes the stream.
+uint64_t device_fingerprint(const void* data, int64_t count, unsigned long long* scratch,
+                            cudaStream_t stream);
 
 // Evicts L2 before a timed launch: reads every byte of `buffer` (twice the L2 size) at
 // evict-last priority, which pushes out every line including evict-last ones, then discards

@@ -23,6 +23,11 @@ inline float unit_float(uint64_t bits) {
 }
 }  // namespace
 
+std::vector<int64_t> param_shape(const ProblemShape& problem) {
+  if (problem.op == Op::group_norm) return {problem.channels};
+  return problem.normalized_shape;
+}
+
 uint64_t tensor_stream_key(uint64_t seed, const std::string& tensor_name) {
   return mix64(mix64(seed) ^ fnv1a64(tensor_name.data(), tensor_name.size()));
 }
@@ -76,12 +81,10 @@ void fill_inputs(const ProblemConfig& problem, uint64_t seed, ProblemInputs& in,
   if (in.x.shape != problem.shape.shape) in.x = HostTensor(problem.shape.shape);
   generate_tensor(problem.inputs.at("x"), tensor_stream_key(seed, "x"), in.x, threads);
   if (!problem.shape.affine) return;
-  const std::vector<int64_t> param_shape = problem.shape.op == Op::group_norm
-                                               ? std::vector<int64_t>{problem.shape.channels}
-                                               : problem.shape.normalized_shape;
-  if (in.weight.shape != param_shape) {
-    in.weight = HostTensor(param_shape);
-    in.bias = HostTensor(param_shape);
+  const std::vector<int64_t> params = param_shape(problem.shape);
+  if (in.weight.shape != params) {
+    in.weight = HostTensor(params);
+    in.bias = HostTensor(params);
   }
   generate_tensor(problem.inputs.at("weight"), tensor_stream_key(seed, "weight"), in.weight,
                   threads);

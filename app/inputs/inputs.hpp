@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "app/config/config.hpp"
 #include "app/inputs/host_tensor.hpp"
@@ -17,6 +18,9 @@ struct ProblemInputs {
   HostTensor weight;  // empty when !affine
   HostTensor bias;
 };
+
+// The shape of weight and of bias: per channel (GroupNorm) or normalized_shape (LayerNorm).
+std::vector<int64_t> param_shape(const ProblemShape& problem);
 
 // The 64-bit stream key of one tensor for one trial's seed.
 uint64_t tensor_stream_key(uint64_t seed, const std::string& tensor_name);

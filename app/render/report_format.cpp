@@ -63,14 +63,32 @@ ReportCell error_cell(const ReportKernel& k) {
               k.max_rel_error ? fmt::format("max relative error {:.3g}", *k.max_rel_error) : "");
 }
 
+// Reported, not enforced: a kernel may be right without being bitwise reproducible.
+ReportCell deterministic_cell(const ReportKernel& k) {
+  if (!k.deterministic) return missing();
+  return *k.deterministic
+             ? text("yes", Style::plain, "two launches on the same inputs: bitwise identical")
+             : text("no", Style::warn, "two launches on the same inputs gave different bits");
+}
+
 ReportCell spread_cell(const LoadedTiming& t) {
   const TimeUnit unit = time_unit(t.median_ms);
-  // Sampling that ran out of time never got as quiet as the config asks: flag it.
-  return text(fmt::format("\u00b1{:.2f}% ({}\u2013{} {})", 100.0 * t.relative_stdev,
-                          in_unit(t.min_ms, unit), in_unit(t.max_ms, unit), unit.name),
-              t.stop_reason == "time_limit" ? Style::warn : Style::plain,
-              fmt::format("{} samples, stdev {}, stopped: {}", t.samples_ms.size(),
-                          format_time(t.stdev_ms), t.stop_reason.empty() ? "?" : t.stop_reason));
+  const std::string detail =
+      fmt::format("{} samples, relative stdev {:.2f}%, min {} max {}, stopped: {}",
+                  t.samples_ms.size(), 100.0 * t.relative_stdev, format_time(t.min_ms),
+                  format_time(t.max_ms), t.stop_reason.empty() ? "?" : t.stop_reason);
+  // Sampling that ran out of time never got as precise as the config asks: flag it.
+  const Style style = t.stop_reason == "time_limit" ? Style::warn : Style::plain;
+  if (!t.median_ci_ms)  // a schema 1 report: the stdev is what it has
+    return text(fmt::format("\u00b1{:.2f}% stdev ({}\u2013{} {})", 100.0 * t.relative_stdev,
+                            in_unit(t.min_ms, unit), in_unit(t.max_ms, unit), unit.name),
+                style, detail);
+  const auto [low, high] = *t.median_ci_ms;
+  const double half =
+      t.median_ms > 0.0 ? std::max(t.median_ms - low, high - t.median_ms) / t.median_ms : 0.0;
+  return text(fmt::format("\u00b1{:.2f}% ({}\u2013{} {})", 100.0 * half, in_unit(low, unit),
+                          in_unit(high, unit), unit.name),
+              style, detail);
 }
 
 ReportCell percent_cell(const ReportKernel& k) {
@@ -143,8 +161,9 @@ ReportTable problem_table(const ReportModel& model, const ReportProblem& p) {
   if (several) add_column(t, "Report", false);
   add_column(t, "Verification", false);
   add_column(t, "Max abs error", true);
+  add_column(t, "Deterministic", false);
   add_column(t, "Median", true);
-  add_column(t, "Spread (rel. stdev, min\u2013max)", true);
+  add_column(t, "95% interval of the median", true);
   add_column(t, "GB/s", true);
   add_column(t, "% of copy", true);
   add_column(t, baseline_header(p), true);
@@ -157,6 +176,7 @@ ReportTable problem_table(const ReportModel& model, const ReportProblem& p) {
     if (several) row.push_back(text(model.sources[k.source].label, Style::muted));
     row.push_back(status_cell(k));
     row.push_back(error_cell(k));
+    row.push_back(deterministic_cell(k));
     if (k.timing) {
       row.push_back(text(format_time(k.timing->median_ms)));
       row.push_back(spread_cell(*k.timing));

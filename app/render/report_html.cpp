@@ -131,8 +131,10 @@ std::string render_html(const ReportModel& model) {
       "<title>normbench report</title>\n<style>" +
       std::string(kStyle) + "</style>\n</head>\n<body>\n<h1>normbench report</h1>\n";
   out +=
-      "<p class=\"lead\">Median time of each kernel over its samples, with the relative "
-      "standard deviation and the fastest and slowest sample. GB/s is the minimum bytes a "
+      "<p class=\"lead\">Median time of each kernel over its samples, with the 95% "
+      "confidence interval of the median (reports of schema 1: the relative standard "
+      "deviation) and the fastest and slowest sample. Deterministic: two launches on the same "
+      "inputs gave bitwise identical outputs. GB/s is the minimum bytes a "
       "kernel must move (x read and y written once, weight and bias read once) over the "
       "median time; % of copy compares it with the report&#39;s measured device-to-device "
       "copy bandwidth, and more than 100% is suspicious. Speedups are the other kernel&#39;s "

@@ -55,8 +55,10 @@ std::string render_table(const ReportTable& t) {
 std::string render_markdown(const ReportModel& model) {
   std::string out = "# normbench report\n\n";
   out +=
-      "Median time of each kernel over its samples, with the relative standard deviation and "
-      "the fastest and slowest sample. GB/s is the minimum bytes a kernel must move (x read "
+      "Median time of each kernel over its samples, with the 95% confidence interval of the "
+      "median (reports of schema 1: the relative standard deviation) and the fastest and "
+      "slowest sample. Deterministic: two launches on the same inputs gave bitwise identical "
+      "outputs. GB/s is the minimum bytes a kernel must move (x read "
       "and y written once, weight and bias read once) over the median time; % of copy "
       "compares it with the report's measured device-to-device copy bandwidth. Speedups are "
       "the other kernel's median over this kernel's median (above 1: this one is faster).\n\n";

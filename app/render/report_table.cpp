@@ -29,22 +29,28 @@ std::string kernel_line(const KernelResult& k) {
   std::string timing = fmt::format("{:>10} {:>16}", "-", "-");
   std::string bandwidth = fmt::format("{:>8} {:>7}", "-", "-");
   std::string speedup = fmt::format("{:>8}", "-");
-  if (k.timing) {
+  const bool timed = k.status == KernelStatus::passed && k.timing;  // as the report writer
+  if (timed) {
     const auto& s = k.timing->summary;
-    timing = fmt::format("{:>10.4f} {:>16}", s.median,
-                         fmt::format("±{:.1f}% n={}", 100.0 * s.relative_stdev(), s.count));
+    // The spread shown is the 95% interval of the median, the precision sampling stops on.
+    timing = fmt::format(
+        "{:>10.4f} {:>16}", s.median,
+        fmt::format("±{:.2f}% n={}",
+                    100.0 * relative_half_width(k.timing->median_interval, s.median), s.count));
   }
-  if (k.bandwidth_gb_per_s)
+  if (timed && k.bandwidth_gb_per_s)
     bandwidth = fmt::format("{:>8.0f} {:>7}", *k.bandwidth_gb_per_s,
                             k.percent_of_copy ? fmt::format("{:.0f}%", *k.percent_of_copy) : "-");
-  if (k.speedup_vs_baseline) speedup = fmt::format("{:>7.2f}x", *k.speedup_vs_baseline);
+  if (timed && k.speedup_vs_baseline) speedup = fmt::format("{:>7.2f}x", *k.speedup_vs_baseline);
   const std::string error = k.trials.empty() ? "-" : fmt::format("{:.1e}", worst_abs_error(k));
   const std::string name =
       k.dispatches_to.empty()
           ? k.id
           : k.id + " -> " + k.dispatches_to.substr(k.dispatches_to.find('.') + 1);
-  std::string line = fmt::format("  {:<50} {:<13} {} {} {} {:>8}\n", name, to_string(k.status),
-                                 timing, bandwidth, speedup, error);
+  const std::string deterministic = k.deterministic ? (*k.deterministic ? "yes" : "no") : "-";
+  std::string line =
+      fmt::format("  {:<50} {:<13} {} {} {} {:>8} {:>4}\n", name, to_string(k.status), timing,
+                  bandwidth, speedup, error, deterministic);
   if (!k.reason.empty()) line += fmt::format("      {}\n", k.reason);
   return line;
 }
@@ -60,8 +66,9 @@ std::string format_run_table(const RunReport& r) {
                        r.copy_bandwidth->gb_per_s);
   for (const auto& p : r.problems) {
     out += "\n" + problem_line(p);
-    out += fmt::format("  {:<50} {:<13} {:>10} {:>16} {:>8} {:>7} {:>8} {:>8}\n", "kernel",
-                       "status", "median ms", "spread", "GB/s", "% copy", "speedup", "max err");
+    out +=
+        fmt::format("  {:<50} {:<13} {:>10} {:>16} {:>8} {:>7} {:>8} {:>8} {:>4}\n", "kernel",
+                    "status", "median ms", "spread", "GB/s", "% copy", "speedup", "max err", "det");
     for (const auto& k : p.kernels) out += kernel_line(k);
   }
   if (!r.aborted.empty()) out += "\nRUN ABORTED: " + r.aborted + "\n";

@@ -54,6 +54,12 @@ LoadedTiming read_timing(const CheckedJson& t) {
   r.relative_stdev =
       optional_number(t, "relative_stdev").value_or(r.mean_ms > 0.0 ? r.stdev_ms / r.mean_ms : 0.0);
   r.stop_reason = optional_string(t, "stop_reason");
+  if (present(t, "median_ci_ms")) {
+    const CheckedJson ci = t.at("median_ci_ms");
+    ci.expect_array();
+    if (ci.size() != 2) ci.fail("expected [low, high]");
+    r.median_ci_ms = {ci.at(0).as_number_at_least(0.0), ci.at(1).as_number_at_least(0.0)};
+  }
   return r;
 }
 
@@ -72,6 +78,7 @@ LoadedKernel read_kernel(const CheckedJson& k) {
                 "\"; allowed: " + allowed_kernel_statuses());
   r.status = *parsed;
   r.reason = optional_string(k, "reason");
+  if (present(k, "deterministic")) r.deterministic = k.at("deterministic").as_bool();
   if (present(k, "verification")) {
     const CheckedJson v = k.at("verification");
     expect_object(v, "null or a verification object");
@@ -133,9 +140,10 @@ ReportHeader read_header(const CheckedJson& root, const std::string& path) {
   h.path = path;
   const CheckedJson version = root.at("schema_version");
   const int64_t v = version.as_int(0, INT32_MAX);
-  if (v != kReportSchemaVersion)
+  if (v < kOldestReadableSchemaVersion || v > kReportSchemaVersion)
     version.fail("schema_version " + std::to_string(v) +
-                 " is not supported; allowed: " + std::to_string(kReportSchemaVersion));
+                 " is not supported; allowed: " + std::to_string(kOldestReadableSchemaVersion) +
+                 " to " + std::to_string(kReportSchemaVersion));
   h.schema_version = static_cast<int>(v);
   const CheckedJson tool = root.at("tool");
   expect_object(tool, "a tool object");
@@ -166,8 +174,7 @@ ReportHeader read_header(const CheckedJson& root, const std::string& path) {
 LoadedReport read_report_json(const nlohmann::json& document, const std::string& path) {
   const CheckedJson root(document, path);
   if (!document.is_object())
-    root.fail("expected a normbench report (a JSON object with schema_version " +
-              std::to_string(kReportSchemaVersion) + ")");
+    root.fail("expected a normbench report (a JSON object with a schema_version)");
   LoadedReport report;
   report.header = read_header(root, path);
   const CheckedJson problems = root.at("problems");

@@ -3,7 +3,8 @@
 // give the same messages. Every field they use is checked; fields they do not use are
 // ignored, so that reports of newer writers of the same schema version stay readable.
 //
-// Required: schema_version (a version this build reads), tool {name}, config {name, hash},
+// Required: schema_version (1 or 2: 2 adds the not_run status, deterministic and the median's
+// interval; the rest reads the same), tool {name}, config {name, hash},
 // device (null or {name}), problems[] {id, op, shape, kernels[] {id, status}}; where present,
 // timing (null or {median_ms, samples_ms[], ...}, median_ms the median of samples_ms),
 // verification (null or {passed}), copy_bandwidth (null or {gb_per_s}). Problem ids and
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/results/report_schema.hpp"
@@ -29,6 +31,8 @@ struct LoadedTiming {
   double relative_stdev = 0.0;
   std::string stop_reason;
   std::vector<double> samples_ms;  // one launch each, in order
+  // 95% confidence interval of the median (schema 2); empty in older reports.
+  std::optional<std::pair<double, double>> median_ci_ms;
 };
 
 struct LoadedKernel {
@@ -37,8 +41,9 @@ struct LoadedKernel {
   bool is_baseline = false;
   std::string dispatches_to;  // empty when the report has null
   KernelStatus status = KernelStatus::skipped;
-  std::string reason;            // empty when the report has null
-  std::optional<bool> verified;  // verification.passed; empty when not verified
+  std::string reason;                 // empty when the report has null
+  std::optional<bool> deterministic;  // schema 2: two launches gave bitwise identical outputs
+  std::optional<bool> verified;       // verification.passed; empty when not verified
   std::optional<double> max_abs_error;
   std::optional<double> max_rel_error;
   // Only for a kernel that passed: a kernel that did not pass has no time, whatever the

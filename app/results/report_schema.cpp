@@ -14,6 +14,8 @@ const char* to_string(KernelStatus status) {
       return "error";
     case KernelStatus::skipped:
       return "skipped";
+    case KernelStatus::not_run:
+      return "not_run";
   }
   return "";
 }

@@ -9,22 +9,26 @@
 
 namespace normbench {
 
-inline constexpr int kReportSchemaVersion = 1;
+// 2: the `not_run` status; `passed` means every configured trial ran and passed; kernels
+// carry `deterministic` and timing its median interval and checks. Readers take 1 and 2.
+inline constexpr int kReportSchemaVersion = 2;
+inline constexpr int kOldestReadableSchemaVersion = 1;
 
 enum class KernelStatus {
   passed,         // every configured trial ran and matched the reference
-  failed,         // a trial did not match the reference, or the kernel changed its inputs
+  failed,         // a check failed: output, inputs, guards, timed outputs, escaped work, floor
   not_supported,  // the kernel declined the problem (with its reason)
-  error,          // the launch was refused or the kernel failed on the device
+  error,          // the launch was refused, or the kernel crashed, faulted or hung
   skipped,        // the problem did not fit in memory
+  not_run,        // the run ended before the kernel's trials did (the reason says why)
 };
-inline constexpr KernelStatus kAllKernelStatuses[] = {KernelStatus::passed, KernelStatus::failed,
-                                                      KernelStatus::not_supported,
-                                                      KernelStatus::error, KernelStatus::skipped};
+inline constexpr KernelStatus kAllKernelStatuses[] = {
+    KernelStatus::passed, KernelStatus::failed,  KernelStatus::not_supported,
+    KernelStatus::error,  KernelStatus::skipped, KernelStatus::not_run};
 
 const char* to_string(KernelStatus status);
 std::optional<KernelStatus> kernel_status_from_string(std::string_view text);
-// "passed, failed, not_supported, error, skipped": for messages.
+// "passed, failed, not_supported, error, skipped, not_run": for messages.
 std::string allowed_kernel_statuses();
 
 // A verdict against the kernel: the run (and compare) treat it as a failure.
@@ -33,7 +37,8 @@ inline bool is_failure(KernelStatus s) {
 }
 // The kernel produced no verdict for a reason of its own or of the problem.
 inline bool is_absent(KernelStatus s) {
-  return s == KernelStatus::not_supported || s == KernelStatus::skipped;
+  return s == KernelStatus::not_supported || s == KernelStatus::skipped ||
+         s == KernelStatus::not_run;
 }
 
 }  // namespace normbench

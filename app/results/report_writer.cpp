@@ -61,21 +61,29 @@ json verification_json(const KernelResult& k) {
           {"trials", trials}};
 }
 
-json timing_json(const TimingResult& t) {
+json timing_json(const TimingResult& t, const std::optional<TimingChecks>& checks = std::nullopt) {
   const SampleSummary& s = t.summary;
-  return {{"median_ms", s.median},
-          {"mean_ms", s.mean},
-          {"stdev_ms", s.stdev},
-          {"min_ms", s.min},
-          {"max_ms", s.max},
-          {"relative_stdev", s.relative_stdev()},
-          {"samples", s.count},
-          {"stop_reason", to_string(t.stop)},
-          {"sampling_time_s", t.sampling_time_s},
-          {"samples_ms", t.samples_ms}};
+  json j = {{"median_ms", s.median},
+            {"median_ci_ms", {t.median_interval.low, t.median_interval.high}},
+            {"mean_ms", s.mean},
+            {"stdev_ms", s.stdev},
+            {"min_ms", s.min},
+            {"max_ms", s.max},
+            {"relative_stdev", s.relative_stdev()},
+            {"samples", s.count},
+            {"stop_reason", to_string(t.stop)},
+            {"sampling_time_s", t.sampling_time_s},
+            {"samples_ms", t.samples_ms}};
+  if (checks)
+    j["checks"] = {{"outputs_checked", checks->outputs_checked},
+                   {"method", checks->method},
+                   {"escaped_work_us", checks->escaped_work_us}};
+  return j;
 }
 
 json kernel_json(const KernelResult& k) {
+  // Only a kernel that passed has a time: whatever else the result holds is not written.
+  const bool timed = k.status == KernelStatus::passed && k.timing;
   json j = {{"id", k.id},
             {"description", k.description},
             {"is_baseline", k.is_baseline},
@@ -83,10 +91,11 @@ json kernel_json(const KernelResult& k) {
             {"status", to_string(k.status)},
             {"reason", k.reason.empty() ? json(nullptr) : json(k.reason)},
             {"verification", verification_json(k)},
-            {"timing", k.timing ? timing_json(*k.timing) : json(nullptr)},
+            {"deterministic", k.deterministic ? json(*k.deterministic) : json(nullptr)},
+            {"timing", timed ? timing_json(*k.timing, k.timing_checks) : json(nullptr)},
             {"bandwidth", nullptr},
             {"speedup", nullptr}};
-  if (k.bandwidth_gb_per_s) {
+  if (timed && k.bandwidth_gb_per_s) {
     j["bandwidth"] = {{"gb_per_s", finite_or_null(*k.bandwidth_gb_per_s)},
                       {"percent_of_copy", optional_json(k.percent_of_copy)},
                       // Faster than a plain copy of the same bytes means the bytes or the
@@ -95,7 +104,7 @@ json kernel_json(const KernelResult& k) {
   }
   if (!k.baseline_id.empty())
     j["speedup"] = {{"baseline", k.baseline_id},
-                    {"vs_baseline", optional_json(k.speedup_vs_baseline)}};
+                    {"vs_baseline", timed ? optional_json(k.speedup_vs_baseline) : json(nullptr)}};
   return j;
 }
 
@@ -135,6 +144,8 @@ json settings_json(const RunSettings& s) {
           {"trials_override", s.trials_override ? json(*s.trials_override) : json(nullptr)},
           {"seed_override", s.seed_override ? json(*s.seed_override) : json(nullptr)},
           {"timing", s.timing},
+          {"allow_faster_than_copy", s.allow_faster_than_copy},
+          {"isolation", "process"},
           {"device", s.device},
           {"host_threads", s.threads},
           {"save_tensors", s.save_tensors_dir.empty() ? json(nullptr) : json(s.save_tensors_dir)}};

@@ -21,9 +21,20 @@ struct TrialVerification {
 
 struct TimingResult {
   SampleSummary summary;           // of samples_ms
+  MedianInterval median_interval;  // 95% confidence interval of the median
   std::vector<double> samples_ms;  // one launch each, in order
   StopReason stop = StopReason::converged;
   double sampling_time_s = 0.0;  // wall time spent taking samples
+  // Per sample: how long the whole device still had work once the timed stream had finished
+  // (microseconds). Work a kernel left on a stream of its own shows up here.
+  std::vector<double> escaped_us;
+};
+
+// What the harness checked of the timed launches (besides their guards and inputs).
+struct TimingChecks {
+  int outputs_checked = 0;       // timed samples whose output was compared with the verified one
+  std::string method;            // "bitwise" (fingerprint of a deterministic kernel) or "reference"
+  double escaped_work_us = 0.0;  // median of TimingResult::escaped_us
 };
 
 struct KernelResult {
@@ -31,10 +42,14 @@ struct KernelResult {
   std::string description;
   bool is_baseline = false;
   std::string dispatches_to;  // a dispatching variant's choice for this problem, else empty
-  KernelStatus status = KernelStatus::skipped;
+  KernelStatus status = KernelStatus::not_run;
   std::string reason;  // why not passed: failed verification, not supported, error, skipped
   std::vector<TrialVerification> trials;
+  // Two launches on the same inputs gave bitwise identical outputs; unknown when the kernel
+  // did not pass verification.
+  std::optional<bool> deterministic;
   std::optional<TimingResult> timing;
+  std::optional<TimingChecks> timing_checks;
   std::optional<double> bandwidth_gb_per_s;   // min bytes / median time
   std::optional<double> percent_of_copy;      // of the run's measured copy bandwidth
   std::optional<double> speedup_vs_baseline;  // baseline median / this median
@@ -76,7 +91,8 @@ struct RunSettings {
   bool timing = true;
   int device = 0;
   int threads = 1;
-  std::string save_tensors_dir;  // empty: none
+  bool allow_faster_than_copy = false;  // a median below the copy floor warns instead of failing
+  std::string save_tensors_dir;         // empty: none
 };
 
 struct RunReport {

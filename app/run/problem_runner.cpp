@@ -2,13 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <fstream>
+#include <random>
 
+#include "app/check/integrity.hpp"
 #include "app/check/verify.hpp"
-#include "app/device/cuda_check.hpp"
-#include "app/device/device_buffer.hpp"
-#include "app/device/device_checks.hpp"
 #include "app/inputs/inputs.hpp"
 #include "app/results/tensor_dump.hpp"
 #include "reference/normalization_reference.hpp"
@@ -17,166 +15,186 @@ namespace normbench {
 
 namespace {
 
-// Device copies of a problem's tensors, plus the fingerprints its inputs must keep.
-struct DeviceTensors {
-  DeviceBuffer x, weight, bias, y, workspace;
-  uint64_t x_print = 0, weight_print = 0, bias_print = 0;
+// What the harness keeps of one kernel between its trials.
+struct KernelRun {
+  const KernelVariant* variant = nullptr;
+  KernelResult* result = nullptr;
+  bool pending = false;               // supported, and no trial has failed it yet
+  uint64_t verified_fingerprint = 0;  // of the last verified output
 };
 
 std::optional<uint64_t> available_host_memory() {
   std::ifstream meminfo("/proc/meminfo");
-  std::string key;
+  std::string key, unit;
   uint64_t kb = 0;
-  std::string unit;
   while (meminfo >> key >> kb >> unit)
     if (key == "MemAvailable:") return kb * 1024;
   return std::nullopt;
 }
 
-std::string gigabytes(double bytes) {
-  return fmt::format("{:.2f} GB", bytes / 1e9);
+// Why the problem's host tensors (inputs and one output) do not fit, if they do not.
+std::optional<std::string> host_memory_problem(const ProblemShape& shape) {
+  const double needed = static_cast<double>(shared_layout(shape).sample);
+  const auto available = available_host_memory();
+  if (!available || needed <= static_cast<double>(*available)) return std::nullopt;
+  return fmt::format("does not fit in host memory: needs {:.2f} GB, {:.2f} GB available",
+                     needed / 1e9, static_cast<double>(*available) / 1e9);
 }
 
-// Why the problem cannot run here, if it cannot: it must fit in device and host memory.
-std::optional<std::string> resource_problem(const ProblemShape& shape, size_t workspace) {
-  const double x_bytes = static_cast<double>(shape.num_elements) * sizeof(float);
-  const double params = 2.0 * static_cast<double>(shape.param_size) * sizeof(float);
-  const double device_needed = 2 * x_bytes + params + static_cast<double>(workspace) + 256e6;
-  const auto device_free = static_cast<double>(free_device_memory());
-  if (device_needed > device_free)
-    return "does not fit in GPU memory: needs " + gigabytes(device_needed) + ", " +
-           gigabytes(device_free) + " free";
-  const double host_needed = 2 * x_bytes + params;
-  if (auto host_free = available_host_memory(); host_free && host_needed > *host_free)
-    return "does not fit in host memory: needs " + gigabytes(host_needed) + ", " +
-           gigabytes(static_cast<double>(*host_free)) + " available";
+void fail(KernelRun& k, KernelStatus status, const std::string& reason) {
+  k.pending = false;
+  k.result->status = status;
+  k.result->reason = reason;
+}
+
+// Why a checked launch fails the kernel, whatever its output: the order puts first what
+// makes the output meaningless (work still running elsewhere, writes outside it).
+std::optional<std::string> launch_failure(const LaunchReport& r) {
+  if (auto why = escaped_work_failure(r.escaped_us)) return why;
+  if (auto why = guard_failure(r.output_guard, r.workspace_guard)) return why;
+  if (!r.inputs_unchanged) return std::string("modified its inputs");
   return std::nullopt;
 }
 
-void upload(const HostTensor& host, const DeviceBuffer& device, cudaStream_t stream) {
-  if (host.size == 0) return;
-  NORMBENCH_CUDA_CHECK(
-      cudaMemcpyAsync(device.get(), host.begin(), host.bytes(), cudaMemcpyHostToDevice, stream));
-}
-
-void upload_inputs(const ProblemInputs& in, DeviceTensors& d, cudaStream_t stream) {
-  upload(in.x, d.x, stream);
-  upload(in.weight, d.weight, stream);
-  upload(in.bias, d.bias, stream);
-  d.x_print = device_fingerprint(d.x.as<float>(), in.x.size, stream);
-  d.weight_print = device_fingerprint(d.weight.as<float>(), in.weight.size, stream);
-  d.bias_print = device_fingerprint(d.bias.as<float>(), in.bias.size, stream);
-}
-
-bool inputs_unchanged(const ProblemInputs& in, const DeviceTensors& d, cudaStream_t stream) {
-  return device_fingerprint(d.x.as<float>(), in.x.size, stream) == d.x_print &&
-         device_fingerprint(d.weight.as<float>(), in.weight.size, stream) == d.weight_print &&
-         device_fingerprint(d.bias.as<float>(), in.bias.size, stream) == d.bias_print;
-}
-
-KernelArgs kernel_args(const DeviceTensors& d, cudaStream_t stream) {
-  KernelArgs args;
-  args.x = d.x.as<float>();
-  args.weight = d.weight.as<float>();
-  args.bias = d.bias.as<float>();
-  args.y = d.y.as<float>();
-  args.workspace = d.workspace.get();
-  args.stream = stream;
-  return args;
-}
-
-// A failure inside a running kernel leaves the CUDA context unusable: record it on the kernel
-// and stop the whole run.
-[[noreturn]] void abort_run(KernelResult& kernel, cudaError_t error) {
-  kernel.status = KernelStatus::error;
-  kernel.reason = "failed while running: " + cuda_error_text(error);
-  throw RuntimeError("kernel " + kernel.id + " " + kernel.reason +
-                     "; the CUDA context is unusable, run aborted");
-}
-
-// Runs the kernel once into a NaN-filled y and copies y back. False if the launch was refused.
-bool run_once(const KernelPlan& plan, const ProblemShape& shape, const DeviceContext& device,
-              const DeviceTensors& d, KernelResult& kernel, HostTensor& y_host) {
-  const cudaStream_t stream = device.stream;
-  NORMBENCH_CUDA_CHECK(fill_with_nan(d.y.as<float>(), shape.num_elements, stream));
-  const cudaError_t launch_error = plan.launch(kernel_args(d, stream));
-  if (launch_error != cudaSuccess) {
-    cudaGetLastError();
-    kernel.status = KernelStatus::error;
-    kernel.reason = "launch failed: " + cuda_error_text(launch_error);
-    return false;
-  }
-  if (const cudaError_t error = cudaStreamSynchronize(stream); error != cudaSuccess)
-    abort_run(kernel, error);
-  NORMBENCH_CUDA_CHECK(
-      cudaMemcpyAsync(y_host.begin(), d.y.get(), y_host.bytes(), cudaMemcpyDeviceToHost, stream));
-  NORMBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return true;
-}
-
-std::string failure_summary(const VerificationResult& r, const Tolerance& tol, int trial) {
-  if (!r.inputs_unchanged) return fmt::format("trial {}: the kernel modified its inputs", trial);
-  return fmt::format("trial {}: {} of {} elements outside |y - ref| <= {} + {} * |ref|{}", trial,
-                     r.violations, r.checked, tol.atol, tol.rtol,
+std::string verification_failure(const VerificationResult& r, const Tolerance& tol) {
+  return fmt::format("{} of {} elements outside |y - ref| <= {} + {} * |ref|{}", r.violations,
+                     r.checked, tol.atol, tol.rtol,
                      r.nonfinite > 0 ? fmt::format(" ({} NaN/Inf)", r.nonfinite) : "");
 }
 
-void verify_trial(const ProblemConfig& problem, const std::vector<KernelPlan>& plans, int trial,
-                  uint64_t seed, const ProblemInputs& inputs, DeviceTensors& d, HostTensor& y_host,
-                  const RunContext& ctx, ProblemResult& result) {
+double kernel_timeout(const ProblemConfig& problem) {
+  return problem.timing.kernel_timeout_s;
+}
+
+void verify_trial(const ProblemConfig& problem, int trial, uint64_t seed,
+                  const SharedTensors& shared, std::vector<KernelRun>& runs,
+                  const RunContext& ctx) {
   const int threads = ctx.settings.threads;
   ctx.progress.update(fmt::format("{}: trial {}: reference", problem.id, trial));
-  const NormalizationReference reference(problem.shape, inputs.x.begin(), inputs.weight.begin(),
-                                         inputs.bias.begin(), threads);
+  const NormalizationReference reference(problem.shape, shared.inputs.x.begin(),
+                                         shared.inputs.weight.begin(), shared.inputs.bias.begin(),
+                                         threads);
   const std::string dump_dir =
       ctx.settings.save_tensors_dir.empty()
           ? ""
           : trial_dump_dir(ctx.settings.save_tensors_dir, problem.id, trial);
   if (!dump_dir.empty()) {
-    save_inputs(dump_dir, inputs);
+    save_inputs(dump_dir, shared.inputs);
     save_reference(dump_dir, reference, threads);
   }
-  for (size_t k = 0; k < plans.size(); ++k) {
-    KernelResult& kernel = result.kernels[k];
-    if (kernel.status != KernelStatus::passed) continue;  // unsupported, or failed already
-    ctx.progress.update(fmt::format("{}: trial {}: {}", problem.id, trial, kernel.id));
-    if (!run_once(plans[k], problem.shape, ctx.device, d, kernel, y_host)) continue;
-    TrialVerification tv{trial, seed,
-                         verify_output(reference, y_host.begin(), problem.tolerance, threads)};
-    tv.result.inputs_unchanged = inputs_unchanged(inputs, d, ctx.device.stream);
-    if (!tv.result.inputs_unchanged) upload_inputs(inputs, d, ctx.device.stream);
-    if (!tv.result.passed || !tv.result.inputs_unchanged) {
-      kernel.status = KernelStatus::failed;
-      kernel.reason = failure_summary(tv.result, problem.tolerance, trial);
+  const std::string at = fmt::format("trial {}: ", trial);
+  for (KernelRun& k : runs) {
+    if (!k.pending) continue;
+    ctx.progress.update(fmt::format("{}: trial {}: {}", problem.id, trial, k.result->id));
+    LaunchReport launch;
+    try {
+      launch =
+          ctx.worker.launch(static_cast<size_t>(&k - runs.data()), true, kernel_timeout(problem));
+    } catch (const WorkerLost& e) {
+      fail(k, KernelStatus::error, at + e.what());
+      continue;
     }
-    kernel.trials.push_back(std::move(tv));
-    if (!dump_dir.empty()) save_output(dump_dir, kernel.id, y_host);
+    if (!launch.launch_error.empty()) {
+      fail(k, KernelStatus::error, at + launch.launch_error);
+      continue;
+    }
+    TrialVerification tv{
+        trial, seed, verify_output(reference, shared.output.begin(), problem.tolerance, threads)};
+    tv.result.inputs_unchanged = launch.inputs_unchanged;
+    if (auto why = launch_failure(launch))
+      fail(k, KernelStatus::failed, at + *why);
+    else if (!tv.result.passed)
+      fail(k, KernelStatus::failed, at + verification_failure(tv.result, problem.tolerance));
+    k.verified_fingerprint = launch.output_fingerprint;
+    k.result->trials.push_back(std::move(tv));
+    if (!dump_dir.empty()) save_output(dump_dir, k.result->id, shared.output);
   }
 }
 
-void time_kernels(const ProblemConfig& problem, const std::vector<KernelPlan>& plans,
-                  const ProblemInputs& inputs, DeviceTensors& d, const RunContext& ctx,
-                  ProblemResult& result) {
-  const KernelArgs args = kernel_args(d, ctx.device.stream);
-  for (size_t k = 0; k < plans.size(); ++k) {
-    KernelResult& kernel = result.kernels[k];
-    if (kernel.status != KernelStatus::passed) continue;  // a kernel that failed is not timed
-    ctx.progress.update(fmt::format("{}: timing {}", problem.id, kernel.id));
-    try {
-      kernel.timing = time_launches([&] { return plans[k].launch(args); }, problem.timing,
-                                    &ctx.evictor, ctx.device.stream);
-    } catch (const KernelLaunchError& e) {
-      kernel.status = KernelStatus::error;
-      kernel.reason = std::string("while timing: ") + e.what();
-      continue;
-    }
-    if (!inputs_unchanged(inputs, d, ctx.device.stream)) {
-      kernel.status = KernelStatus::failed;
-      kernel.reason = "modified its inputs while being timed";
-      kernel.timing.reset();
-      upload_inputs(inputs, d, ctx.device.stream);
-    }
+// A second launch on the same inputs: bitwise the same output or not. Its checks apply too.
+void check_determinism(const ProblemConfig& problem, KernelRun& k, size_t index,
+                       const RunContext& ctx) {
+  try {
+    const LaunchReport again = ctx.worker.launch(index, false, kernel_timeout(problem));
+    if (!again.launch_error.empty()) return fail(k, KernelStatus::error, again.launch_error);
+    if (auto why = launch_failure(again))
+      return fail(k, KernelStatus::failed, "second launch: " + *why);
+    k.result->deterministic = again.output_fingerprint == k.verified_fingerprint;
+  } catch (const WorkerLost& e) {
+    fail(k, KernelStatus::error, "second launch: " + std::string(e.what()));
   }
+}
+
+// Why the timed launches fail the kernel, if they do. Outputs of a deterministic kernel were
+// compared by fingerprint in the worker; those of another kernel are verified here.
+std::optional<std::string> timing_failure(const ProblemConfig& problem, const TimingReport& r,
+                                          const SharedTensors& shared, const RunContext& ctx,
+                                          TimingChecks& checks) {
+  const TimingResult& t = r.timing;
+  checks.escaped_work_us = median(t.escaped_us);
+  if (auto why = escaped_work_failure(checks.escaped_work_us)) return why;
+  if (auto why = guard_failure(r.output_guard, r.workspace_guard)) return why;
+  if (!r.inputs_unchanged) return std::string("modified its inputs");
+  if (r.outputs_compared > 0) {
+    checks.method = "bitwise";
+    checks.outputs_checked = r.outputs_compared;
+    if (r.first_mismatch >= 0)
+      return fmt::format(
+          "the output of timed sample {} is not the verified output (the kernel gave bitwise "
+          "identical outputs when verified; every timed sample starts from a poisoned output)",
+          r.first_mismatch);
+  } else {
+    checks.method = "reference";
+    auto check = [&](const HostTensor& y, size_t sample) -> std::optional<std::string> {
+      ++checks.outputs_checked;
+      const NormalizationReference reference(problem.shape, shared.inputs.x.begin(),
+                                             shared.inputs.weight.begin(),
+                                             shared.inputs.bias.begin(), ctx.settings.threads);
+      const VerificationResult v =
+          verify_output(reference, y.begin(), problem.tolerance, ctx.settings.threads);
+      if (v.passed) return std::nullopt;
+      return fmt::format("timed sample {}: {}", sample, verification_failure(v, problem.tolerance));
+    };
+    if (r.saved_sample >= 0)
+      if (auto why = check(shared.sample, static_cast<size_t>(r.saved_sample))) return why;
+    if (auto why = check(shared.output, t.samples_ms.size() - 1)) return why;
+  }
+  return std::nullopt;
+}
+
+void time_kernel(const ProblemConfig& problem, KernelRun& k, size_t index,
+                 const SharedTensors& shared, const RunContext& ctx) {
+  TimingRequest request;
+  request.kernel = index;
+  request.deterministic = k.result->deterministic.value_or(false);
+  request.verified_fingerprint = k.verified_fingerprint;
+  if (!request.deterministic) {
+    // One sample among the first min_samples is verified besides the last; all start from a
+    // poisoned output, so the kernel cannot tell which.
+    std::mt19937_64 pick(problem.seed ^ std::hash<std::string>{}(k.result->id));
+    request.saved_sample = static_cast<int64_t>(
+        pick() % static_cast<uint64_t>(std::max(1, problem.timing.min_samples)));
+  }
+  TimingReport report;
+  try {
+    report = ctx.worker.time(request, kernel_timeout(problem));
+  } catch (const WorkerLost& e) {
+    return fail(k, KernelStatus::error, "while timing: " + std::string(e.what()));
+  }
+  if (!report.launch_error.empty())
+    return fail(k, KernelStatus::error, "while timing: " + report.launch_error);
+  TimingChecks checks;
+  if (auto why = timing_failure(problem, report, shared, ctx, checks))
+    return fail(k, KernelStatus::failed, "while timing: " + *why);
+  if (ctx.copy_bandwidth && !ctx.settings.allow_faster_than_copy) {
+    const CopyFloor floor{problem.shape.read_bytes(), problem.shape.write_bytes(),
+                          static_cast<int64_t>(ctx.l2_bytes), problem.timing.flush_l2,
+                          ctx.copy_bandwidth->gb_per_s};
+    if (auto why = below_copy_floor(report.timing.summary.median, floor))
+      return fail(k, KernelStatus::failed, *why);
+  }
+  k.result->timing = report.timing;
+  k.result->timing_checks = checks;
 }
 
 void derive_metrics(const ProblemConfig& problem, const RunContext& ctx, ProblemResult& result) {
@@ -197,64 +215,63 @@ void derive_metrics(const ProblemConfig& problem, const RunContext& ctx, Problem
 
 }  // namespace
 
-void run_problem(const ProblemConfig& problem, const std::vector<const KernelVariant*>& kernels,
-                 const RunContext& ctx, ProblemResult& result) {
+void run_problem(size_t index, const ProblemConfig& problem,
+                 const std::vector<const KernelVariant*>& kernels, const RunContext& ctx,
+                 ProblemResult& result) {
   result.config = &problem;
-  size_t workspace = 0;
-  // Each kernel plans the problem once; the plan decides support, workspace and dispatch and
-  // launches every trial and timed sample.
-  std::vector<KernelPlan> plans;
+  // The harness plans too (no CUDA call): support, dispatch and workspace are reported from
+  // its own plans, not taken from the worker.
+  result.kernels.reserve(kernels.size());
+  std::vector<KernelRun> runs;
   for (const KernelVariant* variant : kernels) {
     KernelResult kernel;
     kernel.id = variant->id;
     kernel.description = variant->description;
     kernel.is_baseline = variant->is_baseline;
-    kernel.status = KernelStatus::passed;  // until a trial says otherwise
-    plans.push_back(plan_kernel(*variant, problem.shape, ctx.device.caps));
-    const KernelPlan& plan = plans.back();
+    const KernelPlan plan = plan_kernel(*variant, problem.shape, ctx.worker.caps());
     if (plan.unsupported) {
       kernel.status = KernelStatus::not_supported;
       kernel.reason = *plan.unsupported;
     } else {
-      workspace = std::max(workspace, plan.workspace_bytes);
       kernel.dispatches_to = plan.dispatches_to;
     }
     result.kernels.push_back(std::move(kernel));
+    runs.push_back({variant, &result.kernels.back(), !plan.unsupported, 0});
   }
-  if (auto reason = resource_problem(problem.shape, workspace)) {
+
+  std::optional<std::string> skip = host_memory_problem(problem.shape);
+  if (!skip) skip = ctx.worker.load_problem(index);
+  if (skip) {
     result.skipped = true;
-    result.reason = *reason;
-    for (auto& k : result.kernels)
-      if (k.status == KernelStatus::passed) {
-        k.status = KernelStatus::skipped;
-        k.reason = "problem skipped: " + *reason;
-      }
+    result.reason = *skip;
+    for (KernelRun& k : runs)
+      if (k.pending) fail(k, KernelStatus::skipped, "problem skipped: " + *skip);
     return;
   }
 
-  const cudaStream_t stream = ctx.device.stream;
-  const ProblemShape& shape = problem.shape;
-  DeviceTensors d;
-  d.x = DeviceBuffer(static_cast<size_t>(shape.num_elements) * sizeof(float));
-  d.y = DeviceBuffer(d.x.bytes());
-  if (shape.affine) {
-    d.weight = DeviceBuffer(static_cast<size_t>(shape.param_size) * sizeof(float));
-    d.bias = DeviceBuffer(d.weight.bytes());
-  }
-  d.workspace = DeviceBuffer(workspace);
-  HostTensor y_host(shape.shape);
-  ProblemInputs inputs;
-
+  // Views of the shared memory: the inputs written here are the ones the worker uploads.
+  SharedTensors shared = shared_tensors(problem.shape, ctx.shared);
   const int trials = ctx.settings.trials_override.value_or(problem.trials);
   const uint64_t base_seed = ctx.settings.seed_override.value_or(problem.seed);
   for (int trial = 0; trial < trials; ++trial) {
     const uint64_t seed = base_seed + static_cast<uint64_t>(trial);  // fresh inputs each trial
     ctx.progress.update(fmt::format("{}: trial {}: inputs", problem.id, trial));
-    fill_inputs(problem, seed, inputs, ctx.settings.threads);
-    upload_inputs(inputs, d, stream);
-    verify_trial(problem, plans, trial, seed, inputs, d, y_host, ctx, result);
+    fill_inputs(problem, seed, shared.inputs, ctx.settings.threads);
+    ctx.worker.upload();
+    verify_trial(problem, trial, seed, shared, runs, ctx);
   }
-  if (ctx.settings.timing) time_kernels(problem, plans, inputs, d, ctx, result);
+  for (KernelRun& k : runs)
+    if (k.pending) k.result->status = KernelStatus::passed;  // every trial ran and passed
+
+  for (size_t i = 0; i < runs.size(); ++i) {
+    KernelRun& k = runs[i];
+    if (!k.pending) continue;
+    ctx.progress.update(fmt::format("{}: {}: second launch", problem.id, k.result->id));
+    check_determinism(problem, k, i, ctx);
+    if (!k.pending || !ctx.settings.timing) continue;
+    ctx.progress.update(fmt::format("{}: timing {}", problem.id, k.result->id));
+    time_kernel(problem, k, i, shared, ctx);
+  }
   derive_metrics(problem, ctx, result);
 }
 

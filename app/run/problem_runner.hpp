@@ -1,28 +1,34 @@
-// One problem, end to end: inputs -> each kernel -> reference -> verify -> time.
+// One problem, end to end, on the harness's side: inputs and reference here, every launch in
+// the device worker, every verdict here.
+//   for each trial: inputs -> upload -> reference -> each kernel: checked launch -> verify
+//   last trial:     each kernel that passed: a second launch (determinism) -> checked timing
 #pragma once
 
 #include <optional>
 #include <vector>
 
-#include "app/device/device_context.hpp"
 #include "app/results/run_result.hpp"
-#include "app/timing/kernel_timer.hpp"
+#include "app/run/worker_client.hpp"
 #include "app/util/progress.hpp"
+#include "app/worker/shared_tensors.hpp"
 #include "kernels/registry.hpp"
 
 namespace normbench {
 
 struct RunContext {
-  const DeviceContext& device;
-  const L2Evictor& evictor;
+  WorkerClient& worker;
+  char* shared;  // the shared host memory, large enough for every problem of the run
   const RunSettings& settings;
   const std::optional<CopyBandwidth>& copy_bandwidth;
+  uint64_t l2_bytes;  // of the device: output up to this size may stay in L2 when a kernel ends
   ProgressLine& progress;
 };
 
-// Runs `kernels` (all of the problem's op) on `problem`, filling `result` as it goes so that a
-// RuntimeError (a CUDA failure that leaves the device unusable) still leaves what was found.
-void run_problem(const ProblemConfig& problem, const std::vector<const KernelVariant*>& kernels,
-                 const RunContext& context, ProblemResult& result);
+// Runs `kernels` on problem `index` (`problem`), filling `result` as it goes, so that a
+// RuntimeError (the GPU became unusable) still leaves what was found; kernels whose trials
+// did not all run stay `not_run`.
+void run_problem(size_t index, const ProblemConfig& problem,
+                 const std::vector<const KernelVariant*>& kernels, const RunContext& context,
+                 ProblemResult& result);
 
 }  // namespace normbench

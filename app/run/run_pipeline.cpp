@@ -4,12 +4,12 @@
 #include <chrono>
 #include <ctime>
 
-#include "app/device/device_context.hpp"
 #include "app/run/problem_runner.hpp"
-#include "app/timing/copy_bandwidth.hpp"
-#include "app/timing/kernel_timer.hpp"
+#include "app/run/worker_client.hpp"
 #include "app/util/errors.hpp"
 #include "app/util/progress.hpp"
+#include "app/util/shared_memory.hpp"
+#include "app/worker/shared_tensors.hpp"
 
 namespace normbench {
 
@@ -60,6 +60,40 @@ std::vector<PlannedProblem> plan_run(const RunConfig& config, const RunSettings&
   return plan;
 }
 
+namespace {
+// Enough shared host memory for the largest problem of the plan (reserved, touched as used).
+size_t shared_bytes(const std::vector<PlannedProblem>& plan) {
+  size_t bytes = 0;
+  for (const auto& planned : plan)
+    bytes = std::max(bytes, shared_layout(planned.problem->shape).end);
+  return bytes;
+}
+
+void mark_not_run(RunReport& report, const std::vector<PlannedProblem>& plan) {
+  const std::string why = "not run: the run stopped early (" + report.aborted + ")";
+  for (auto& problem : report.problems)
+    for (auto& k : problem.kernels)
+      if (k.status == KernelStatus::not_run) {
+        k.reason = why;
+        k.timing.reset();
+      }
+  // Problems the run never reached are listed with their kernels, none of which ran.
+  for (size_t i = report.problems.size(); i < plan.size(); ++i) {
+    ProblemResult problem;
+    problem.config = plan[i].problem;
+    for (const KernelVariant* v : plan[i].kernels) {
+      KernelResult k;
+      k.id = v->id;
+      k.description = v->description;
+      k.is_baseline = v->is_baseline;
+      k.reason = why;
+      problem.kernels.push_back(std::move(k));
+    }
+    report.problems.push_back(std::move(problem));
+  }
+}
+}  // namespace
+
 RunReport run_benchmarks(const RunConfig& config, const std::vector<PlannedProblem>& plan,
                          const RunSettings& settings, std::vector<std::string> command_line) {
   RunReport report;
@@ -68,22 +102,34 @@ RunReport run_benchmarks(const RunConfig& config, const std::vector<PlannedProbl
   report.config = &config;
   report.settings = settings;
 
-  const auto device = open_device(settings.device);
-  report.device = device->info;
+  const SharedMemory shared(shared_bytes(plan));
+  WorkerWorld world;
+  world.device = settings.device;
+  world.shared = shared.data();
+  for (const auto& planned : plan) {
+    world.problems.push_back(planned.problem);
+    world.kernels.push_back(planned.kernels);
+  }
+  WorkerClient worker(world);
   ProgressLine progress;
+  progress.update("starting the device worker");
+  worker.open();  // no GPU: RuntimeError, nothing to report
+  report.device = worker.device();
   try {
-    const L2Evictor evictor(device->info.l2_bytes, device->stream);
     if (settings.timing) {
       progress.update("measuring copy bandwidth");
-      report.copy_bandwidth = measure_copy_bandwidth(*device, evictor);
+      report.copy_bandwidth = worker.copy_bandwidth();
     }
-    const RunContext context{*device, evictor, settings, report.copy_bandwidth, progress};
-    for (const auto& planned : plan) {
+    const RunContext context{
+        worker, shared.data(), settings, report.copy_bandwidth, worker.device().l2_bytes, progress};
+    for (size_t i = 0; i < plan.size(); ++i) {
       report.problems.emplace_back();
-      run_problem(*planned.problem, planned.kernels, context, report.problems.back());
+      run_problem(i, *plan[i].problem, plan[i].kernels, context, report.problems.back());
+      shared.release_from(0);  // the next problem's tensors start fresh
     }
   } catch (const RuntimeError& e) {
     report.aborted = e.what();
+    mark_not_run(report, plan);
   }
   progress.clear();
   report.exit_code = exit_code_for(report);

@@ -1,5 +1,8 @@
 // The path of a run in one place:
 //   config -> problems -> inputs -> each kernel -> reference -> verify -> time -> report
+// The harness (this process) makes inputs and references and judges; every CUDA call, the
+// kernels' included, happens in a device worker process (app/worker/), so that a kernel that
+// crashes or hangs costs its own result, not the run's.
 #pragma once
 
 #include <string>
@@ -19,8 +22,10 @@ struct PlannedProblem {
 // allowed ones. Needs no GPU.
 std::vector<PlannedProblem> plan_run(const RunConfig& config, const RunSettings& settings);
 
-// Runs the plan on the GPU. Throws RuntimeError (exit 3) when there is no usable GPU; a CUDA
-// failure during the run is recorded in report.aborted instead, with what was found so far.
+// Runs the plan on the GPU. Throws RuntimeError (exit 3) when there is no usable GPU. A kernel
+// that crashes, faults or hangs ends `error` and the run goes on; if the GPU itself becomes
+// unusable, report.aborted says why and the kernels that did not run are `not_run`. This
+// process must not have made a CUDA call before (its workers are forked from it).
 RunReport run_benchmarks(const RunConfig& config, const std::vector<PlannedProblem>& plan,
                          const RunSettings& settings, std::vector<std::string> command_line);
 

@@ -41,9 +41,17 @@ cudaError_t L2Evictor::evict(cudaStream_t stream) const {
   return evict_l2(buffer_.get(), buffer_.bytes(), sink_.as<unsigned>(), stream);
 }
 
+double drain_after(cudaStream_t stream) {
+  NORMBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const auto stream_done = std::chrono::steady_clock::now();
+  NORMBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - stream_done)
+      .count();
+}
+
 TimingResult time_launches(const std::function<cudaError_t()>& launch,
                            const TimingSettings& settings, const L2Evictor* evictor,
-                           cudaStream_t stream) {
+                           cudaStream_t stream, const SampleHooks& hooks) {
   for (int i = 0; i < settings.warmup; ++i) launch_checked(launch);
   NORMBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
 
@@ -51,6 +59,7 @@ TimingResult time_launches(const std::function<cudaError_t()>& launch,
   TimingResult result;
   const auto began = std::chrono::steady_clock::now();
   for (;;) {
+    if (hooks.before) NORMBENCH_CUDA_CHECK(hooks.before());
     // The eviction (tens of microseconds of GPU work) covers the host's launch overhead;
     // without it a short hold does.
     if (evictor && settings.flush_l2)
@@ -60,10 +69,11 @@ TimingResult time_launches(const std::function<cudaError_t()>& launch,
     NORMBENCH_CUDA_CHECK(cudaEventRecord(start.get(), stream));
     launch_checked(launch);
     NORMBENCH_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
-    NORMBENCH_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    result.escaped_us.push_back(drain_after(stream));
     float ms = 0.0f;
     NORMBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
     result.samples_ms.push_back(ms);
+    if (hooks.after) hooks.after(result.samples_ms.size() - 1);
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     result.stop = stop_reason(result.samples_ms, elapsed, settings);
@@ -73,6 +83,7 @@ TimingResult time_launches(const std::function<cudaError_t()>& launch,
     }
   }
   result.summary = summarize(result.samples_ms);
+  result.median_interval = median_interval(result.samples_ms);
   return result;
 }
 

@@ -23,10 +23,24 @@ class L2Evictor {
   DeviceBuffer sink_;
 };
 
-// `launch` enqueues one run of the work on `stream` and returns its launch error. Throws
+// What the harness does around each timed sample, outside its timed region.
+struct SampleHooks {
+  // Enqueued before the sample's eviction: poisons the output, so that a launch that does no
+  // work leaves poison behind.
+  std::function<cudaError_t()> before;
+  // Called once the sample and every other stream of the device finished: checks its output.
+  std::function<void(size_t sample)> after;
+};
+
+// `launch` enqueues one run of the work on `stream` and returns its launch error. Each sample
+// also measures how long the device stays busy after `stream` finished (escaped_us). Throws
 // KernelLaunchError if a launch is refused and RuntimeError if the device fails.
 TimingResult time_launches(const std::function<cudaError_t()>& launch,
                            const TimingSettings& settings, const L2Evictor* evictor,
-                           cudaStream_t stream);
+                           cudaStream_t stream, const SampleHooks& hooks = {});
+
+// Waits for `stream`, then for the whole device; returns how long the second wait took in
+// microseconds: the time work outside `stream` still needed.
+double drain_after(cudaStream_t stream);
 
 }  // namespace normbench

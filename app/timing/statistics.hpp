@@ -23,10 +23,24 @@ SampleSummary summarize(std::vector<double> samples);
 // The median of the values (interpolating between the middle two for an even count).
 double median(std::vector<double> values);
 
+// A distribution-free 95% confidence interval of the median: the order statistics of ranks
+// n/2 -+ 1.96 sqrt(n)/2 (the binomial's normal approximation, rounded outwards). With fewer than
+// 2 samples, [min, max].
+struct MedianInterval {
+  double low = 0.0;
+  double high = 0.0;
+};
+MedianInterval median_interval(std::vector<double> samples);
+
+// How far the interval reaches from the median, relative to it: max(m - low, high - m) / m.
+double relative_half_width(const MedianInterval& interval, double median);
+
 enum class StopReason { keep_sampling, converged, time_limit };
 
-// nvbench's rule: never fewer than min_samples; then stop once the relative stdev is at most
-// max_noise (converged) or sampling has taken max_time_s (time_limit).
+// Never fewer than min_samples; then stop once the 95% confidence interval of the median lies
+// within +-max_noise of it (converged), or sampling has taken max_time_s (time_limit). The
+// median, not the mean, is what normbench reports: a few slow outliers (preemption, clocks)
+// move the stdev a lot and the median's interval little, so short kernels converge too.
 StopReason stop_reason(const std::vector<double>& samples, double elapsed_s,
                        const TimingSettings& settings);
 

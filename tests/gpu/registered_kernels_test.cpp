@@ -1,7 +1,8 @@
 // Every registered kernel against the float64 reference on every problem of
 // configs/smoke.json and configs/edge.json, parameterised over the registry: a new variant is
 // tested without touching this file. A variant that declares a shape unsupported is skipped
-// with its reason; one that claims support must pass.
+// with its reason; one that claims support must pass. Each config runs once, with every
+// kernel, in one device worker; the tests read its results.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -55,18 +56,36 @@ std::string case_name(const ::testing::TestParamInfo<KernelCase>& info) {
 
 class RegisteredKernel : public ::testing::TestWithParam<KernelCase> {};
 
-TEST_P(RegisteredKernel, MatchesReference) {
-  NORMBENCH_SKIP_WITHOUT_GPU();
-  const KernelCase& c = GetParam();
+// The run of a whole config with every registered kernel, made once.
+const RunReport& run_of(const RunConfig& config) {
+  static std::vector<std::unique_ptr<RunReport>> runs;
+  for (const auto& r : runs)
+    if (r->config == &config) return *r;
   RunSettings settings;
   settings.timing = false;
   settings.threads = default_thread_count();
-  const RunReport report =
-      run_benchmarks(*c.config, {{c.problem, {c.kernel}}}, settings, {"registered_kernels_test"});
+  RunSettings all = settings;
+  const auto plan = plan_run(config, all);
+  runs.push_back(std::make_unique<RunReport>(
+      run_benchmarks(config, plan, settings, {"registered_kernels_test"})));
+  return *runs.back();
+}
+
+TEST_P(RegisteredKernel, MatchesReference) {
+  NORMBENCH_SKIP_WITHOUT_GPU();
+  const KernelCase& c = GetParam();
+  const RunReport& report = run_of(*c.config);
   ASSERT_TRUE(report.aborted.empty()) << report.aborted;
-  ASSERT_EQ(report.problems.size(), 1u);
-  ASSERT_FALSE(report.problems[0].skipped) << report.problems[0].reason;
-  const KernelResult& k = report.problems[0].kernels.at(0);
+  const ProblemResult* problem = nullptr;
+  for (const auto& p : report.problems)
+    if (p.config == c.problem) problem = &p;
+  ASSERT_NE(problem, nullptr);
+  ASSERT_FALSE(problem->skipped) << problem->reason;
+  const KernelResult* found = nullptr;
+  for (const auto& k : problem->kernels)
+    if (k.id == c.kernel->id) found = &k;
+  ASSERT_NE(found, nullptr);
+  const KernelResult& k = *found;
   if (k.status == KernelStatus::not_supported) GTEST_SKIP() << "not supported: " << k.reason;
   std::string mismatches;
   for (const auto& t : k.trials)

@@ -49,6 +49,15 @@ class ReportSchema(unittest.TestCase):
         for path in paths:
             self.assertEqual(self.errors(load(path)), [], path)
 
+    def test_the_writers_schema_2_fixture_is_covered(self):
+        # tests/fixtures/report/writer_v2.json is the C++ writer's output (report_test.cpp).
+        doc = load(os.path.join(ROOT, "tests", "fixtures", "report", "writer_v2.json"))
+        self.assertEqual(doc["schema_version"], 2)
+        self.assertEqual(self.errors(doc), [])
+        bad = copy.deepcopy(doc)
+        bad["problems"][0]["kernels"][0]["timing"]["checks"]["method"] = "trust"
+        self.assertNotEqual(self.errors(bad), [])
+
     def test_broken_fixtures_do_not(self):
         for name in BROKEN - {"malformed.json"}:
             doc = load(os.path.join(ROOT, "tests", "fixtures", "compare", name))
@@ -66,7 +75,7 @@ class ReportSchema(unittest.TestCase):
     def test_rejects_what_the_reader_refuses(self):
         base = load(os.path.join(ROOT, "tests", "fixtures", "h100_kernelbench_v1.json"))
         edits = [
-            lambda d: d.update(schema_version=2),
+            lambda d: d.update(schema_version=3),
             lambda d: d["config"].pop("hash"),
             lambda d: d["problems"][0]["kernels"][0].update(status="great"),
             lambda d: d["problems"][0]["kernels"][0].pop("status"),

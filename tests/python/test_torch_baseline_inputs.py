@@ -170,6 +170,11 @@ class Timing(unittest.TestCase):
         self.assertEqual(tb.stop_reason([1.0, 1.0, 1.001], 0.0, timing), "converged")
         self.assertEqual(tb.stop_reason([1.0, 2.0, 3.0], 0.5, timing), "keep_sampling")
         self.assertEqual(tb.stop_reason([1.0, 2.0, 3.0], 1.0, timing), "time_limit")
+        # The same cases as statistics_test.cpp.
+        tight = [0.996, 0.998, 0.999, 1.0, 1.0, 1.0, 1.0, 1.001, 1.002, 1.004]
+        self.assertEqual(tb.stop_reason(tight, 0.0, dict(timing, min_samples=10, max_noise=0.005)), "converged")
+        self.assertEqual(tb.stop_reason(tight, 0.0, dict(timing, min_samples=10, max_noise=0.003)), "keep_sampling")
+        self.assertEqual(tb.median_interval(list(range(100, 0, -1))), (40, 61))
 
     def test_summary(self):
         s = tb.summarize([4.0, 1.0, 3.0, 2.0], "converged", 0.1)

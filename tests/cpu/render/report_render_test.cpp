@@ -95,20 +95,23 @@ TEST(ReportMarkdown, HasOneTablePerProblemWithTheMergedNumbers) {
       << md;
   EXPECT_TRUE(
       contains(md,
-               "| Kernel | Report | Verification | Max abs error | Median | Spread (rel. stdev, "
-               "min\u2013max) | GB/s | % of copy | vs naive | vs torch.eager | vs torch.compile |"))
+               "| Kernel | Report | Verification | Max abs error | Deterministic | Median | 95% "
+               "interval of the median | GB/s | % of copy | vs naive | vs torch.eager | vs "
+               "torch.compile |"))
       << md;
   // naive 8.516 ms / default 0.4626 ms; torch.eager 1.602 ms; torch.compile 0.750 ms.
+  EXPECT_TRUE(contains(
+      md,
+      "| layer_norm.default | h100_kernelbench_v1 | passed | 9.82e-07 | \u2014 | 462.6 "
+      "\u00b5s | \u00b10.35% stdev (461.1\u2013466.6 \u00b5s) | 1233 | 40.6% | 18.4\u00d7 | "
+      "3.46\u00d7 | 1.62\u00d7 |"))
+      << md;
   EXPECT_TRUE(
       contains(md,
-               "| layer_norm.default | h100_kernelbench_v1 | passed | 9.82e-07 | 462.6 \u00b5s | "
-               "\u00b10.35% (461.1\u2013466.6 \u00b5s) | 1233 | 40.6% | 18.4\u00d7 | 3.46\u00d7 | "
-               "1.62\u00d7 |"))
-      << md;
+               "| layer_norm.naive (baseline) | h100_kernelbench_v1 | passed | 7.21e-07 | \u2014 | "
+               "8.516 ms |"));
   EXPECT_TRUE(contains(
-      md, "| layer_norm.naive (baseline) | h100_kernelbench_v1 | passed | 7.21e-07 | 8.516 ms |"));
-  EXPECT_TRUE(
-      contains(md, "| torch.compile | torch_example | **FAILED** | 3.20e-05 | \u2014 | \u2014 |"))
+      md, "| torch.compile | torch_example | **FAILED** | 3.20e-05 | \u2014 | \u2014 | \u2014 |"))
       << md;
   EXPECT_TRUE(contains(
       md, "- torch.compile (FAILED): trial 0: 12 of 134217728 elements outside \\|y - ref\\|"));
@@ -132,9 +135,10 @@ TEST(ReportMarkdown, HasOneTablePerProblemWithTheMergedNumbers) {
 TEST(ReportMarkdown, OneReportHasNoReportOrTorchColumns) {
   const std::string md = render_markdown(merge_reports(
       {read_report_file(testing::source_path("tests/fixtures/h100_kernelbench_v1.json"))}, false));
-  EXPECT_TRUE(contains(md, "| Kernel | Verification | Max abs error | Median |"));
+  EXPECT_TRUE(contains(md, "| Kernel | Verification | Max abs error | Deterministic | Median |"));
   EXPECT_FALSE(contains(md, "torch.eager"));
-  EXPECT_TRUE(contains(md, "| layer_norm_gelu_scale.split_row | passed | 1.27e-06 | 137.2 ms |"));
+  EXPECT_TRUE(
+      contains(md, "| layer_norm_gelu_scale.split_row | passed | 1.27e-06 | \u2014 | 137.2 ms |"));
   EXPECT_TRUE(contains(md, "| 0.084\u00d7 |"));
 }
 

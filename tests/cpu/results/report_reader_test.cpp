@@ -85,7 +85,7 @@ TEST(ReportReader, NamesTheFileThePathAndWhatIsWrong) {
   auto doc = minimal_report();
   doc["schema_version"] = 99;
   EXPECT_EQ(read_error(doc),
-            "r.json: /schema_version: schema_version 99 is not supported; allowed: 1");
+            "r.json: /schema_version: schema_version 99 is not supported; allowed: 1 to 2");
   doc = minimal_report();
   doc["problems"][0]["kernels"][1].erase("status");
   EXPECT_EQ(read_error(doc), "r.json: /problems/0/kernels/1: missing required field \"status\"");
@@ -93,7 +93,7 @@ TEST(ReportReader, NamesTheFileThePathAndWhatIsWrong) {
   doc["problems"][0]["kernels"][0]["status"] = "great";
   EXPECT_EQ(read_error(doc),
             "r.json: /problems/0/kernels/0/status: unknown status \"great\"; allowed: passed, "
-            "failed, not_supported, error, skipped");
+            "failed, not_supported, error, skipped, not_run");
   doc = minimal_report();
   doc["problems"][0]["kernels"][1]["id"] = "a";
   EXPECT_EQ(read_error(doc), "r.json: /problems/0/kernels/1/id: duplicate kernel id \"a\"");

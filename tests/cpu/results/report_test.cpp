@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -33,6 +35,7 @@ TimingResult timing(std::vector<double> samples) {
   TimingResult t;
   t.samples_ms = samples;
   t.summary = summarize(samples);
+  t.median_interval = median_interval(samples);
   t.stop = StopReason::converged;
   t.sampling_time_s = 0.25;
   return t;
@@ -86,6 +89,8 @@ RunReport sample_report() {
   naive.is_baseline = true;
   naive.trials = {trial(0, true, 1e-7, 2e-6, 3e-8), trial(1, true, 2e-7, 1e-6, 4e-8)};
   naive.timing = timing({2.0, 4.0, 3.0});
+  naive.timing_checks = TimingChecks{3, "bitwise", 4.0};
+  naive.deterministic = true;
   naive.bandwidth_gb_per_s = 50.0;
   naive.percent_of_copy = 2.5;
   naive.speedup_vs_baseline = 1.0;
@@ -99,9 +104,7 @@ RunReport sample_report() {
   bad.result.first_mismatches = {{3, {0, 3}, std::numeric_limits<float>::quiet_NaN(), 0.5},
                                  {9, {1, 1}, -std::numeric_limits<float>::infinity(), -0.25}};
   fast.trials = {bad};
-  fast.timing = timing({0.5});
-  fast.bandwidth_gb_per_s = 2500.0;
-  fast.percent_of_copy = 125.0;  // faster than a copy: suspicious
+  fast.timing = timing({0.5});  // a failed kernel's timing is never written, whatever it holds
   fast.speedup_vs_baseline = 6.0;
   fast.baseline_id = "layer_norm.naive";
   ln.kernels.push_back(fast);
@@ -132,7 +135,7 @@ std::set<std::string> keys(const json& object) {
 TEST(Report, TopLevel) {
   const RunReport r = sample_report();
   const json j = report_to_json(r);
-  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["schema_version"], 2);
   EXPECT_EQ(keys(j), (std::set<std::string>{"schema_version", "tool", "created_at", "command_line",
                                             "config", "device", "settings", "copy_bandwidth",
                                             "problems", "summary", "aborted", "exit_code"}));
@@ -156,6 +159,7 @@ TEST(Report, TopLevel) {
   EXPECT_TRUE(j["aborted"].is_null());
   EXPECT_EQ(j["exit_code"], 1);
   EXPECT_EQ(j["summary"], json({{"kernels", 5},
+                                {"not_run", 0},
                                 {"passed", 1},
                                 {"failed", 1},
                                 {"error", 1},
@@ -188,6 +192,10 @@ TEST(Report, ProblemsAndKernels) {
   EXPECT_EQ(naive["timing"]["stdev_ms"], 1.0);
   EXPECT_EQ(naive["timing"]["samples_ms"], json({2.0, 4.0, 3.0}));
   EXPECT_EQ(naive["timing"]["stop_reason"], "converged");
+  EXPECT_EQ(naive["timing"]["median_ci_ms"], json({2.0, 4.0}));
+  EXPECT_EQ(naive["timing"]["checks"],
+            json({{"outputs_checked", 3}, {"method", "bitwise"}, {"escaped_work_us", 4.0}}));
+  EXPECT_EQ(naive["deterministic"], true);
   EXPECT_EQ(naive["bandwidth"]["suspicious"], false);
   EXPECT_EQ(naive["bandwidth"]["percent_of_copy"], 2.5);
   EXPECT_EQ(naive["speedup"], json({{"baseline", "layer_norm.naive"}, {"vs_baseline", 1.0}}));
@@ -195,7 +203,9 @@ TEST(Report, ProblemsAndKernels) {
   const json& fast = ln["kernels"][1];
   EXPECT_EQ(fast["status"], "failed");
   EXPECT_EQ(fast["reason"], "2 of 32 elements differ");
-  EXPECT_EQ(fast["bandwidth"]["suspicious"], true);
+  EXPECT_TRUE(fast["timing"].is_null());
+  EXPECT_TRUE(fast["bandwidth"].is_null());
+  EXPECT_TRUE(fast["deterministic"].is_null());
   EXPECT_EQ(fast["verification"]["passed"], false);
   EXPECT_EQ(fast["verification"]["violations"], 2);
   // NaN and Inf have no JSON spelling: they become null.
@@ -237,10 +247,9 @@ TEST(Report, ChangedInputsFailVerification) {
 TEST(Report, SuspiciousOnlyAboveTheCopyBandwidth) {
   RunReport r = sample_report();
   r.problems[0].kernels[0].percent_of_copy = 100.0;  // as fast as a copy: plausible
-  r.problems[0].kernels[1].percent_of_copy = 100.5;
-  const json j = report_to_json(r);
-  EXPECT_EQ(j["problems"][0]["kernels"][0]["bandwidth"]["suspicious"], false);
-  EXPECT_EQ(j["problems"][0]["kernels"][1]["bandwidth"]["suspicious"], true);
+  EXPECT_EQ(report_to_json(r)["problems"][0]["kernels"][0]["bandwidth"]["suspicious"], false);
+  r.problems[0].kernels[0].percent_of_copy = 100.5;  // (with --allow-faster-than-copy)
+  EXPECT_EQ(report_to_json(r)["problems"][0]["kernels"][0]["bandwidth"]["suspicious"], true);
 }
 
 TEST(Report, FiniteOrNull) {
@@ -287,30 +296,41 @@ TEST(Report, KernelStatusNames) {
   EXPECT_STREQ(to_string(KernelStatus::not_supported), "not_supported");
   EXPECT_STREQ(to_string(KernelStatus::error), "error");
   EXPECT_STREQ(to_string(KernelStatus::skipped), "skipped");
+  EXPECT_STREQ(to_string(KernelStatus::not_run), "not_run");
+  for (KernelStatus s : kAllKernelStatuses) EXPECT_EQ(kernel_status_from_string(to_string(s)), s);
 }
 
 TEST(Report, SameFieldNamesAsTheH100Fixture) {
   const json fixture = json::parse(
       testing::read_text(testing::source_path("tests/fixtures/h100_kernelbench_v1.json")));
   const json j = report_to_json(sample_report());
-  EXPECT_EQ(fixture["schema_version"], j["schema_version"]);
+  // The fixture is schema 1; schema 2 adds fields, named here, and removes none.
+  EXPECT_EQ(fixture["schema_version"], 1);
+  EXPECT_EQ(j["schema_version"], 2);
   EXPECT_EQ(keys(fixture), keys(j));
   EXPECT_EQ(keys(fixture["config"]), keys(j["config"]));
   EXPECT_EQ(keys(fixture["device"]), keys(j["device"]));
-  EXPECT_EQ(keys(fixture["settings"]), keys(j["settings"]));
+  auto fixture_settings = keys(fixture["settings"]);
+  fixture_settings.insert({"allow_faster_than_copy", "isolation"});
+  EXPECT_EQ(fixture_settings, keys(j["settings"]));
   EXPECT_EQ(keys(fixture["copy_bandwidth"]), keys(j["copy_bandwidth"]));
-  EXPECT_EQ(keys(fixture["summary"]), keys(j["summary"]));
+  auto fixture_summary = keys(fixture["summary"]);
+  fixture_summary.insert("not_run");
+  EXPECT_EQ(fixture_summary, keys(j["summary"]));
   EXPECT_EQ(keys(fixture["problems"][0]), keys(j["problems"][0]));
   const json& fixture_kernel = fixture["problems"][0]["kernels"][0];
   const json& kernel_json = j["problems"][0]["kernels"][0];
   // Fields added to schema_version 1 since the fixture was recorded: optional for readers.
   auto fixture_kernel_keys = keys(fixture_kernel);
   fixture_kernel_keys.insert("dispatches_to");
+  fixture_kernel_keys.insert("deterministic");  // schema 2
   EXPECT_EQ(fixture_kernel_keys, keys(kernel_json));
   EXPECT_EQ(keys(fixture_kernel["verification"]), keys(kernel_json["verification"]));
   EXPECT_EQ(keys(fixture_kernel["verification"]["trials"][0]),
             keys(kernel_json["verification"]["trials"][0]));
-  EXPECT_EQ(keys(fixture_kernel["timing"]), keys(kernel_json["timing"]));
+  auto fixture_timing = keys(fixture_kernel["timing"]);
+  fixture_timing.insert({"median_ci_ms", "checks"});  // schema 2
+  EXPECT_EQ(fixture_timing, keys(kernel_json["timing"]));
   EXPECT_EQ(keys(fixture_kernel["bandwidth"]), keys(kernel_json["bandwidth"]));
   EXPECT_EQ(keys(fixture_kernel["speedup"]), keys(kernel_json["speedup"]));
 }
@@ -334,17 +354,34 @@ TEST(Report, FixtureSummaryIsConsistent) {
 
 TEST(Report, Table) {
   const std::string table = format_run_table(sample_report());
-  for (const char* text : {"device: Test GPU (132 SMs, cc 9.0)", "copy bandwidth: 2000 GB/s",
-                           "ln  layer_norm 4x8", "layer_norm.naive", "layer_norm.fast",
-                           "layer_norm.warp", "group_norm.naive", "group_norm.other", "passed",
-                           "failed", "not_supported", "error", "skipped", "2 of 32 elements differ",
-                           "row too long", "SKIPPED: needs 9 GB", "    3.0000", "125%", "6.00x"})
+  for (const char* text :
+       {"device: Test GPU (132 SMs, cc 9.0)", "copy bandwidth: 2000 GB/s", "ln  layer_norm 4x8",
+        "layer_norm.naive", "layer_norm.fast", "layer_norm.warp", "group_norm.naive",
+        "group_norm.other", "passed", "failed", "not_supported", "error", "skipped",
+        "2 of 32 elements differ", "row too long", "SKIPPED: needs 9 GB", "    3.0000", "1.00x"})
     EXPECT_NE(table.find(text), std::string::npos) << "missing \"" << text << "\" in:\n" << table;
   EXPECT_EQ(table.find("RUN ABORTED"), std::string::npos);
+  EXPECT_EQ(table.find("6.00x"), std::string::npos);  // the failed kernel shows no time
 
   RunReport aborted = sample_report();
   aborted.aborted = "device lost";
   EXPECT_NE(format_run_table(aborted).find("RUN ABORTED: device lost"), std::string::npos);
+}
+
+// tests/fixtures/report/writer_v2.json is this report as the writer writes it: the Python
+// schema test validates it against results/report.schema.json, so the schema is checked
+// against the writer and not only against older files. Regenerate it when the writer changes:
+//   NORMBENCH_WRITE_FIXTURES=1 build/tests/normbench_cpu_tests --gtest_filter=Report.Writer*
+TEST(Report, WriterMatchesItsFixture) {
+  json j = report_to_json(sample_report());
+  j["tool"]["version"] = "fixture";  // the build's own version and revision vary
+  j["tool"]["git_revision"] = "fixture";
+  const std::string path = testing::source_path("tests/fixtures/report/writer_v2.json");
+  if (std::getenv("NORMBENCH_WRITE_FIXTURES")) {
+    std::ofstream(path) << j.dump(2) << "\n";
+  }
+  EXPECT_EQ(json::parse(testing::read_text(path)), j)
+      << "the writer changed: regenerate the fixture (see above) and check the schema";
 }
 
 }  // namespace

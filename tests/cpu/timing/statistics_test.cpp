@@ -63,22 +63,38 @@ TEST(Statistics, KeepSamplingBelowMinSamplesEvenIfConverged) {
   EXPECT_EQ(stop_reason({1, 1, 1, 1, 1}, 0.0, t), StopReason::converged);
 }
 
-TEST(Statistics, ConvergedWhenRelativeStdevIsAtMostMaxNoise) {
-  // Samples {1, 3}: mean 2, sample stdev sqrt(2), relative 0.7071.
-  EXPECT_EQ(stop_reason({1, 3}, 0.0, settings(2, 0.75, 10.0)), StopReason::converged);
-  EXPECT_EQ(stop_reason({1, 3}, 0.0, settings(2, 0.70, 10.0)), StopReason::keep_sampling);
-  // A population stdev (n) would give 0.5 and converge at 0.6; the rule uses n - 1.
-  EXPECT_EQ(stop_reason({1, 3}, 0.0, settings(2, 0.6, 10.0)), StopReason::keep_sampling);
-  // "At most": exactly at max_noise converges, one ulp below it does not.
-  const double rel = std::sqrt(2.0) / 2.0;
-  EXPECT_EQ(stop_reason({1, 3}, 0.0, settings(2, rel, 10.0)), StopReason::converged);
-  EXPECT_EQ(stop_reason({1, 3}, 0.0, settings(2, std::nextafter(rel, 0.0), 10.0)),
-            StopReason::keep_sampling);
+TEST(Statistics, MedianIntervalUsesOrderStatistics) {
+  // n = 10: ranks floor(5 - 3.10) = 1 and ceil(6 + 3.10) = 10: the whole range.
+  std::vector<double> ten = {10, 1, 9, 2, 8, 3, 7, 4, 6, 5};
+  MedianInterval i = median_interval(ten);
+  EXPECT_EQ(i.low, 1.0);
+  EXPECT_EQ(i.high, 10.0);
+  // n = 100: ranks floor(50 - 9.80) = 40 and ceil(51 + 9.80) = 61.
+  std::vector<double> hundred;
+  for (int v = 100; v >= 1; --v) hundred.push_back(v);
+  i = median_interval(hundred);
+  EXPECT_EQ(i.low, 40.0);
+  EXPECT_EQ(i.high, 61.0);
+  EXPECT_NEAR(relative_half_width(i, 50.5), 10.5 / 50.5, 1e-12);
+  EXPECT_EQ(median_interval({}).low, 0.0);
+  EXPECT_EQ(median_interval({3.0}).high, 3.0);
+}
+
+TEST(Statistics, ConvergedWhenTheMedianIntervalIsWithinMaxNoise) {
+  // Ten samples: the interval is [min, max]; 1.00 +- 0.4% converges at 0.5%, not at 0.3%.
+  const std::vector<double> tight = {0.996, 0.998, 0.999, 1.0, 1.0, 1.0, 1.0, 1.001, 1.002, 1.004};
+  EXPECT_EQ(stop_reason(tight, 0.0, settings(10, 0.005, 10.0)), StopReason::converged);
+  EXPECT_EQ(stop_reason(tight, 0.0, settings(10, 0.003, 10.0)), StopReason::keep_sampling);
+  // Outliers move the stdev, not the median's interval once there are enough samples: 200
+  // samples at 1.0 +- 0.1% with 10% of them at 1.4 converge; their relative stdev is 12%.
+  std::vector<double> outliers;
+  for (int k = 0; k < 200; ++k) outliers.push_back(k % 10 == 0 ? 1.4 : 1.0 + 0.001 * ((k % 3) - 1));
+  EXPECT_EQ(stop_reason(outliers, 0.0, settings(10, 0.005, 10.0)), StopReason::converged);
 }
 
 TEST(Statistics, TimeLimitWhenNoisyAndOutOfTime) {
   const TimingSettings t = settings(3, 0.01, 2.0);
-  const std::vector<double> noisy = {1, 2, 1, 2, 1};
+  const std::vector<double> noisy = {1, 2, 1, 2, 1};  // interval [1, 2] around 1
   EXPECT_EQ(stop_reason(noisy, 0.5, t), StopReason::keep_sampling);
   EXPECT_EQ(stop_reason(noisy, 1.999, t), StopReason::keep_sampling);
   EXPECT_EQ(stop_reason(noisy, 2.0, t), StopReason::time_limit);

@@ -1,0 +1,123 @@
+#include "app/run/worker_client.hpp"
+
+#include "app/util/errors.hpp"
+
+namespace normbench {
+
+namespace {
+using json = nlohmann::json;
+
+// The harness's own requests (open, uploads, allocation) may take a while on large problems
+// but never hang on a healthy GPU.
+constexpr double kHarnessTimeoutS = 600.0;
+}  // namespace
+
+WorkerClient::WorkerClient(WorkerWorld world) : world_(std::move(world)) {}
+
+json WorkerClient::request(const json& message, double timeout_s) {
+  ensure_running();
+  try {
+    process_->send(message);
+    json reply = process_->receive(timeout_s);
+    while (reply.contains("progress")) reply = process_->receive(timeout_s);
+    if (reply.contains("fault")) {
+      process_->stop();  // it exits by itself; this reaps it
+      process_.reset();
+      throw WorkerLost("failed on the device: " + reply.at("fault").get<std::string>());
+    }
+    if (reply.contains("error")) {
+      const std::string what = reply.at("error");
+      if (reply.value("usage", false)) throw UsageError(what);
+      throw RuntimeError("device worker: " + what);
+    }
+    return reply;
+  } catch (const WorkerLost&) {
+    process_.reset();
+    throw;
+  }
+}
+
+json WorkerClient::harness_request(const json& message) {
+  // A lost worker here is the harness's problem, not a kernel's: try once more with a fresh
+  // worker before giving up on the GPU.
+  try {
+    return request(message, kHarnessTimeoutS);
+  } catch (const WorkerLost&) {
+  }
+  try {
+    return request(message, kHarnessTimeoutS);
+  } catch (const WorkerLost& e) {
+    throw RuntimeError("the device worker failed twice on " + message.at("cmd").get<std::string>() +
+                       ": " + e.what());
+  }
+}
+
+void WorkerClient::ensure_running() {
+  if (process_) return;
+  const WorkerWorld world = world_;
+  process_ = std::make_unique<WorkerProcess>(
+      [world](WorkerChannel& channel) { return serve_device(channel, world); });
+  if (!device_.name.empty()) restore();  // a replacement: bring it to where the last one was
+}
+
+void WorkerClient::restore() {
+  auto step = [&](const json& message) {
+    process_->send(message);
+    const json reply = process_->receive(kHarnessTimeoutS);
+    if (!reply.contains("device") && !reply.contains("ok"))
+      throw RuntimeError("a fresh device worker could not be brought back (" +
+                         message.at("cmd").get<std::string>() + "): " + reply.dump());
+  };
+  try {
+    step({{"cmd", "open"}});
+    if (problem_) step({{"cmd", "problem"}, {"index", *problem_}});
+    if (problem_ && uploaded_) step({{"cmd", "upload"}});
+  } catch (const WorkerLost& e) {
+    process_.reset();
+    throw RuntimeError(std::string("a fresh device worker was lost at once: ") + e.what());
+  }
+}
+
+void WorkerClient::open() {
+  json reply;
+  try {
+    reply = request({{"cmd", "open"}}, kHarnessTimeoutS);
+  } catch (const WorkerLost& e) {
+    std::string what = e.what();
+    const std::string prefix = "failed on the device: ";
+    if (what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
+    throw RuntimeError(what);
+  }
+  device_ = device_info_from(reply.at("device"));
+  caps_ = device_caps_from(reply.at("caps"));
+}
+
+CopyBandwidth WorkerClient::copy_bandwidth() {
+  return copy_bandwidth_from(harness_request({{"cmd", "copy_bandwidth"}}).at("copy_bandwidth"));
+}
+
+std::optional<std::string> WorkerClient::load_problem(size_t index) {
+  problem_.reset();
+  uploaded_ = false;
+  const json reply = harness_request({{"cmd", "problem"}, {"index", index}});
+  if (reply.contains("skip")) return reply.at("skip").get<std::string>();
+  problem_ = index;
+  return std::nullopt;
+}
+
+void WorkerClient::upload() {
+  uploaded_ = false;
+  harness_request({{"cmd", "upload"}});
+  uploaded_ = true;
+}
+
+LaunchReport WorkerClient::launch(size_t kernel, bool save_output, double timeout_s) {
+  return launch_report_from(
+      request({{"cmd", "launch"}, {"kernel", kernel}, {"save", save_output}}, timeout_s));
+}
+
+TimingReport WorkerClient::time(const TimingRequest& timing, double timeout_s) {
+  return timing_report_from(request(to_json(timing), timeout_s));
+}
+
+}  // namespace normbench

@@ -1,0 +1,52 @@
+// The harness's side of the device worker: starts it, sends it requests with a watchdog, and
+// after it was lost (a kernel crashed it, hung, or made its CUDA context unusable) starts a
+// fresh one on the next request and brings it back to where the old one was (device open,
+// problem loaded, inputs uploaded), so that the run goes on with the next kernel.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "app/worker/device_worker.hpp"
+#include "app/worker/worker_protocol.hpp"
+
+namespace normbench {
+
+class WorkerClient {
+ public:
+  explicit WorkerClient(WorkerWorld world);
+
+  // Opens the device (starting the worker). Throws RuntimeError (no GPU: exit 3) or
+  // UsageError (no such device: exit 2).
+  void open();
+  const DeviceInfo& device() const { return device_; }
+  const DeviceCaps& caps() const { return caps_; }
+  CopyBandwidth copy_bandwidth();
+
+  // Loads problem `index`; returns why it is skipped, if it is. Throws RuntimeError if the
+  // harness's own requests fail twice in a row (the GPU is unusable).
+  std::optional<std::string> load_problem(size_t index);
+  // Uploads the inputs now in shared memory.
+  void upload();
+
+  // Kernel requests: throw WorkerLost, naming what happened, when the worker was lost.
+  // `timeout_s` bounds the wait for each message (each sample, when timing).
+  LaunchReport launch(size_t kernel, bool save_output, double timeout_s);
+  TimingReport time(const TimingRequest& request, double timeout_s);
+
+ private:
+  nlohmann::json request(const nlohmann::json& message, double timeout_s);
+  nlohmann::json harness_request(const nlohmann::json& message);
+  void ensure_running();
+  void restore();
+
+  WorkerWorld world_;
+  std::unique_ptr<WorkerProcess> process_;
+  DeviceInfo device_;
+  DeviceCaps caps_;
+  std::optional<size_t> problem_;  // loaded in the worker (to restore after a loss)
+  bool uploaded_ = false;
+};
+
+}  // namespace normbench

@@ -1,0 +1,86 @@
+#include "app/worker/device_worker.hpp"
+
+#include <memory>
+
+#include "app/device/cuda_check.hpp"
+#include "app/device/device_context.hpp"
+#include "app/timing/copy_bandwidth.hpp"
+#include "app/timing/kernel_timer.hpp"
+#include "app/util/errors.hpp"
+#include "app/worker/problem_session.hpp"
+#include "app/worker/worker_protocol.hpp"
+
+namespace normbench {
+
+namespace {
+
+using json = nlohmann::json;
+
+struct WorkerState {
+  std::unique_ptr<DeviceContext> device;
+  std::unique_ptr<L2Evictor> evictor;
+  std::unique_ptr<ProblemSession> session;
+};
+
+json handle(const json& request, const WorkerWorld& world, WorkerState& state,
+            WorkerChannel& channel) {
+  const std::string cmd = request.at("cmd");
+  if (cmd == "open") {
+    state.device = open_device(world.device);
+    state.evictor = std::make_unique<L2Evictor>(state.device->info.l2_bytes, state.device->stream);
+    return {{"device", to_json(state.device->info)}, {"caps", to_json(state.device->caps)}};
+  }
+  if (!state.device) return {{"error", "the device is not open"}, {"usage", false}};
+  if (cmd == "copy_bandwidth")
+    return {{"copy_bandwidth", to_json(measure_copy_bandwidth(*state.device, *state.evictor))}};
+  if (cmd == "problem") {
+    const size_t i = request.at("index");
+    state.session.reset();  // frees the previous problem's memory first
+    state.session = std::make_unique<ProblemSession>(*state.device, *world.problems.at(i),
+                                                     world.kernels.at(i), world.shared);
+    if (auto why = state.session->allocate()) {
+      state.session.reset();
+      return {{"skip", *why}};
+    }
+    return {{"ok", true}};
+  }
+  if (!state.session) return {{"error", "no problem is loaded"}, {"usage", false}};
+  if (cmd == "upload") {
+    state.session->upload();
+    return {{"ok", true}};
+  }
+  if (cmd == "launch")
+    return to_json(state.session->launch(request.at("kernel"), request.at("save")));
+  if (cmd == "time") {
+    const TimingRequest timing = timing_request_from(request);
+    return to_json(state.session->time(timing, *state.evictor, [&](size_t sample) {
+      channel.send({{"progress", sample}});
+    }));
+  }
+  return {{"error", "unknown request " + cmd}, {"usage", false}};
+}
+
+}  // namespace
+
+int serve_device(WorkerChannel& channel, const WorkerWorld& world) {
+  WorkerState state;
+  json request;
+  while (channel.receive(request)) {
+    try {
+      channel.send(handle(request, world, state, channel));
+    } catch (const UsageError& e) {  // e.g. --device names no GPU
+      channel.send({{"error", e.what()}, {"usage", true}});
+    } catch (const RuntimeError& e) {
+      // A CUDA call failed: after a kernel's fault the context is unusable, and only a new
+      // process gets a new one.
+      channel.send({{"fault", e.what()}});
+      return kExitRuntime;
+    } catch (const std::exception& e) {
+      channel.send({{"fault", std::string("worker error: ") + e.what()}});
+      return kExitRuntime;
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace normbench

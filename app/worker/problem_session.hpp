@@ -1,0 +1,54 @@
+// In the device worker: one problem's device tensors and the checked launches of its kernels.
+// Every launch the harness makes (verification, determinism, each timed sample) goes into a
+// poisoned output with armed guards, and is followed by the checks: the device drained after
+// the stream (escaped work), the guards of output and workspace, the inputs' fingerprints.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/device/device_buffer.hpp"
+#include "app/device/device_context.hpp"
+#include "app/device/guarded_buffer.hpp"
+#include "app/timing/kernel_timer.hpp"
+#include "app/worker/shared_tensors.hpp"
+#include "app/worker/worker_protocol.hpp"
+#include "kernels/registry.hpp"
+
+namespace normbench {
+
+class ProblemSession {
+ public:
+  // Plans every kernel; `shared` is the memory the harness fills with the inputs.
+  ProblemSession(const DeviceContext& device, const ProblemConfig& problem,
+                 const std::vector<const KernelVariant*>& kernels, char* shared);
+
+  // Why the problem does not fit in the GPU's free memory, if it does not; else allocates.
+  std::optional<std::string> allocate();
+  // Copies the inputs from shared memory and fingerprints them.
+  void upload();
+  // One checked launch of kernel `k`; its output goes to the output slot if `save_output`.
+  LaunchReport launch(size_t k, bool save_output);
+  // Times kernel `k` with the checks of every sample; `progress` is called after each one.
+  TimingReport time(const TimingRequest& request, const L2Evictor& evictor,
+                    const std::function<void(size_t)>& progress);
+
+ private:
+  KernelArgs args() const;
+  cudaError_t poison_and_arm() const;  // NaN into the output, guards armed
+  bool inputs_unchanged();             // restores the inputs if they changed
+  uint64_t fingerprint(const void* data, size_t bytes) const;
+  void copy_output_to(HostTensor& slot) const;
+
+  const DeviceContext& device_;
+  const ProblemConfig& problem_;
+  std::vector<KernelPlan> plans_;
+  SharedTensors shared_;
+  DeviceBuffer x_, weight_, bias_, scratch_;
+  GuardedBuffer y_, workspace_;
+  uint64_t x_print_ = 0, weight_print_ = 0, bias_print_ = 0;
+};
+
+}  // namespace normbench

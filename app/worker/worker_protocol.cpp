@@ -1,0 +1,164 @@
+#include "app/worker/worker_protocol.hpp"
+
+namespace normbench {
+
+using json = nlohmann::json;
+
+namespace {
+json guard_json(const GuardDamage& d) {
+  return {d.before_bytes, d.after_bytes, d.before_reach, d.after_reach};
+}
+GuardDamage guard_from(const json& j) {
+  return {j.at(0).get<uint64_t>(), j.at(1).get<uint64_t>(), j.at(2).get<uint64_t>(),
+          j.at(3).get<uint64_t>()};
+}
+StopReason stop_from(const std::string& s) {
+  return s == "time_limit" ? StopReason::time_limit : StopReason::converged;
+}
+}  // namespace
+
+json to_json(const DeviceInfo& d) {
+  return {{"index", d.index},
+          {"name", d.name},
+          {"sm_count", d.sm_count},
+          {"cc_major", d.compute_capability_major},
+          {"cc_minor", d.compute_capability_minor},
+          {"memory_bytes", d.memory_bytes},
+          {"l2_bytes", d.l2_bytes},
+          {"driver_version", d.driver_version},
+          {"runtime_version", d.runtime_version},
+          {"memory_clock_khz", d.memory_clock_khz},
+          {"memory_bus_width_bits", d.memory_bus_width_bits}};
+}
+
+DeviceInfo device_info_from(const json& j) {
+  DeviceInfo d;
+  d.index = j.at("index");
+  d.name = j.at("name");
+  d.sm_count = j.at("sm_count");
+  d.compute_capability_major = j.at("cc_major");
+  d.compute_capability_minor = j.at("cc_minor");
+  d.memory_bytes = j.at("memory_bytes");
+  d.l2_bytes = j.at("l2_bytes");
+  d.driver_version = j.at("driver_version");
+  d.runtime_version = j.at("runtime_version");
+  d.memory_clock_khz = j.at("memory_clock_khz");
+  d.memory_bus_width_bits = j.at("memory_bus_width_bits");
+  return d;
+}
+
+json to_json(const DeviceCaps& c) {
+  return {{"sm_count", c.sm_count},
+          {"cc_major", c.compute_capability_major},
+          {"cc_minor", c.compute_capability_minor},
+          {"smem_block_optin", c.shared_memory_per_block_optin},
+          {"smem_sm", c.shared_memory_per_sm},
+          {"max_threads_sm", c.max_threads_per_sm},
+          {"cooperative_launch", c.cooperative_launch}};
+}
+
+DeviceCaps device_caps_from(const json& j) {
+  DeviceCaps c;
+  c.sm_count = j.at("sm_count");
+  c.compute_capability_major = j.at("cc_major");
+  c.compute_capability_minor = j.at("cc_minor");
+  c.shared_memory_per_block_optin = j.at("smem_block_optin");
+  c.shared_memory_per_sm = j.at("smem_sm");
+  c.max_threads_per_sm = j.at("max_threads_sm");
+  c.cooperative_launch = j.at("cooperative_launch");
+  return c;
+}
+
+json to_json(const TimingResult& t) {
+  return {{"samples_ms", t.samples_ms},
+          {"stop", to_string(t.stop)},
+          {"sampling_time_s", t.sampling_time_s},
+          {"escaped_us", t.escaped_us}};
+}
+
+TimingResult timing_from(const json& j) {
+  TimingResult t;
+  t.samples_ms = j.at("samples_ms").get<std::vector<double>>();
+  t.stop = stop_from(j.at("stop"));
+  t.sampling_time_s = j.at("sampling_time_s");
+  t.escaped_us = j.at("escaped_us").get<std::vector<double>>();
+  // Statistics are derived here rather than believed from the message.
+  t.summary = summarize(t.samples_ms);
+  t.median_interval = median_interval(t.samples_ms);
+  return t;
+}
+
+json to_json(const CopyBandwidth& c) {
+  return {{"bytes_moved", c.bytes_moved}, {"gb_per_s", c.gb_per_s}, {"timing", to_json(c.timing)}};
+}
+
+CopyBandwidth copy_bandwidth_from(const json& j) {
+  CopyBandwidth c;
+  c.bytes_moved = j.at("bytes_moved");
+  c.timing = timing_from(j.at("timing"));
+  c.gb_per_s = static_cast<double>(c.bytes_moved) / (c.timing.summary.median * 1e6);
+  return c;
+}
+
+json to_json(const LaunchReport& r) {
+  return {{"launch_error", r.launch_error},
+          {"escaped_us", r.escaped_us},
+          {"output_guard", guard_json(r.output_guard)},
+          {"workspace_guard", guard_json(r.workspace_guard)},
+          {"inputs_unchanged", r.inputs_unchanged},
+          {"output_fingerprint", r.output_fingerprint}};
+}
+
+LaunchReport launch_report_from(const json& j) {
+  LaunchReport r;
+  r.launch_error = j.at("launch_error");
+  r.escaped_us = j.at("escaped_us");
+  r.output_guard = guard_from(j.at("output_guard"));
+  r.workspace_guard = guard_from(j.at("workspace_guard"));
+  r.inputs_unchanged = j.at("inputs_unchanged");
+  r.output_fingerprint = j.at("output_fingerprint");
+  return r;
+}
+
+json to_json(const TimingRequest& r) {
+  return {{"cmd", "time"},
+          {"kernel", r.kernel},
+          {"deterministic", r.deterministic},
+          {"verified_fingerprint", r.verified_fingerprint},
+          {"saved_sample", r.saved_sample}};
+}
+
+TimingRequest timing_request_from(const json& j) {
+  TimingRequest r;
+  r.kernel = j.at("kernel");
+  r.deterministic = j.at("deterministic");
+  r.verified_fingerprint = j.at("verified_fingerprint");
+  r.saved_sample = j.at("saved_sample");
+  return r;
+}
+
+json to_json(const TimingReport& r) {
+  return {{"launch_error", r.launch_error},
+          {"timing", to_json(r.timing)},
+          {"output_guard", guard_json(r.output_guard)},
+          {"workspace_guard", guard_json(r.workspace_guard)},
+          {"inputs_unchanged", r.inputs_unchanged},
+          {"outputs_compared", r.outputs_compared},
+          {"first_mismatch", r.first_mismatch},
+          {"saved_sample", r.saved_sample}};
+}
+
+TimingReport timing_report_from(const json& j) {
+  TimingReport r;
+  r.launch_error = j.at("launch_error");
+  if (r.launch_error.empty()) r.timing = timing_from(j.at("timing"));
+  r.output_guard = guard_from(j.at("output_guard"));
+  r.workspace_guard = guard_from(j.at("workspace_guard"));
+  r.inputs_unchanged = j.at("inputs_unchanged");
+  r.outputs_compared = j.at("outputs_compared");
+  r.first_mismatch = j.at("first_mismatch");
+  r.saved_sample = j.at("saved_sample");
+  return r;
+}
+
+}  // namespace normbench

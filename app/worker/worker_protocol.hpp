@@ -1,0 +1,70 @@
+// The messages between the harness and its device worker (app/worker/device_worker.hpp), one
+// JSON object per line. Requests carry "cmd":
+//   open                      -> {device, caps}              opens the GPU of the run
+//   copy_bandwidth            -> {copy_bandwidth}
+//   problem {index}           -> {ok} | {skip: why}           plans and allocates a problem
+//   upload                    -> {ok}                         its inputs from shared memory
+//   launch {kernel, save}     -> LaunchReport                 one checked launch
+//   time {kernel, ...}        -> {progress}... TimingReport   checked timing
+// Any request may instead be answered {fault: why}, after which the worker exits: a CUDA error
+// made its context unusable. {error: why, usage: bool} answers a request it cannot serve.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "app/check/integrity.hpp"
+#include "app/results/run_result.hpp"
+#include "kernels/registry.hpp"
+
+namespace normbench {
+
+// One launch into a poisoned output, with guards armed, and what the worker saw of it.
+struct LaunchReport {
+  std::string launch_error;  // non-empty: the launch was refused (and nothing else is set)
+  double escaped_us = 0.0;   // how long the device stayed busy after the stream finished
+  GuardDamage output_guard;
+  GuardDamage workspace_guard;
+  bool inputs_unchanged = true;  // (the worker restores changed inputs)
+  uint64_t output_fingerprint = 0;
+};
+
+// What the harness asks of a timing.
+struct TimingRequest {
+  size_t kernel = 0;
+  bool deterministic = false;       // compare each sample's fingerprint with verified_fingerprint
+  uint64_t verified_fingerprint = 0;
+  int64_t saved_sample = -1;  // otherwise: copy this sample's output to the sample slot
+};
+
+// The timing and what the worker saw of the timed launches.
+struct TimingReport {
+  std::string launch_error;
+  TimingResult timing;
+  GuardDamage output_guard;
+  GuardDamage workspace_guard;
+  bool inputs_unchanged = true;
+  int outputs_compared = 0;     // samples whose fingerprint was compared (deterministic)
+  int64_t first_mismatch = -1;  // the first of those that differed, -1 if none
+  int64_t saved_sample = -1;    // the sample in the sample slot, -1 if none; otherwise the
+                                // last sample's output is in the output slot
+};
+
+nlohmann::json to_json(const DeviceInfo& d);
+nlohmann::json to_json(const DeviceCaps& c);
+nlohmann::json to_json(const TimingResult& t);
+nlohmann::json to_json(const CopyBandwidth& c);
+nlohmann::json to_json(const LaunchReport& r);
+nlohmann::json to_json(const TimingRequest& r);
+nlohmann::json to_json(const TimingReport& r);
+
+DeviceInfo device_info_from(const nlohmann::json& j);
+DeviceCaps device_caps_from(const nlohmann::json& j);
+TimingResult timing_from(const nlohmann::json& j);
+CopyBandwidth copy_bandwidth_from(const nlohmann::json& j);
+LaunchReport launch_report_from(const nlohmann::json& j);
+TimingRequest timing_request_from(const nlohmann::json& j);
+TimingReport timing_report_from(const nlohmann::json& j);
+
+}  // namespace normbench

@@ -1,0 +1,239 @@
+// Deliberately wrong kernels, one per way a kernel can fool or break a harness, for the
+// untrusted-kernels tests. They are linked into a test-only binary (normbench_adversarial), never
+// into normbench or `normbench list`. Each id says what the kernel does wrong; the GPU test
+// (tests/gpu/adversarial_test.cpp) runs them all in one run with configs of their own and
+// checks that each ends with the status and reason that name it, and that every other kernel in
+// the same run keeps its result.
+//
+// Behaviour: lazy after the verification launches, work on a stream of its own, writes one
+// float before or after y, an illegal address, a trap, an endless loop, a crash in the host
+// launch code, an input change that keeps the plain sum.
+// Numbers: no eps, unbiased variance, E[x^2] - mean^2 in float, the wrong weight index, the last
+// row skipped, output rounded to fp16, tanh GELU, a missing scale.
+#include <cuda_fp16.h>
+
+#include <map>
+#include <tuple>
+
+#include "kernels/registry.hpp"
+
+namespace normbench::adversarial {
+namespace {
+
+constexpr int kThreads = 256;
+
+enum class Mistake {
+  none,
+  no_eps,
+  unbiased_variance,
+  float_moments,  // var = E[x^2] - mean^2, accumulated in float
+  wrong_weight,   // weight and bias of the next element
+  skip_last_row,
+  fp16_output,
+  tanh_gelu,
+  no_scale,
+};
+
+__device__ double block_sum(double value, double* scratch) {
+  scratch[threadIdx.x] = value;
+  __syncthreads();
+  for (int stride = kThreads / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) scratch[threadIdx.x] += scratch[threadIdx.x + stride];
+    __syncthreads();
+  }
+  const double total = scratch[0];
+  __syncthreads();
+  return total;
+}
+
+__device__ float gelu_erf(float v) {
+  return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
+}
+__device__ float gelu_tanh(float v) {
+  return 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
+}
+
+// LayerNorm rows (optionally + GELU * scale), one block per row, right but for `mistake`.
+template <Mistake mistake>
+__global__ void rows_kernel(const float* x, const float* weight, const float* bias, float* y,
+                            int64_t row_size, double eps, bool gelu, float scale) {
+  __shared__ double scratch[kThreads];
+  const float* xr = x + blockIdx.x * row_size;
+  float* yr = y + blockIdx.x * row_size;
+  const double n = static_cast<double>(row_size);
+  double sum = 0.0;
+  float fsum = 0.0f, fsquares = 0.0f;
+  for (int64_t i = threadIdx.x; i < row_size; i += kThreads) {
+    sum += xr[i];
+    fsum += xr[i];
+    fsquares += xr[i] * xr[i];
+  }
+  double mean = block_sum(sum, scratch) / n;
+  double var;
+  if (mistake == Mistake::float_moments) {
+    const auto fmean = static_cast<float>(block_sum(fsum, scratch) / n);
+    const auto fsq = static_cast<float>(block_sum(fsquares, scratch) / n);
+    mean = fmean;
+    var = fsq - fmean * fmean;
+  } else {
+    double squares = 0.0;
+    for (int64_t i = threadIdx.x; i < row_size; i += kThreads) {
+      const double d = xr[i] - mean;
+      squares += d * d;
+    }
+    var = block_sum(squares, scratch) / (mistake == Mistake::unbiased_variance ? n - 1 : n);
+  }
+  const double rstd = 1.0 / sqrt(var + (mistake == Mistake::no_eps ? 0.0 : eps));
+  for (int64_t i = threadIdx.x; i < row_size; i += kThreads) {
+    const int64_t p = mistake == Mistake::wrong_weight ? (i + 1) % row_size : i;
+    float v = static_cast<float>((xr[i] - mean) * rstd);
+    if (weight) v = v * weight[p] + bias[p];
+    if (gelu) {
+      v = mistake == Mistake::tanh_gelu ? gelu_tanh(v) : gelu_erf(v);
+      if (mistake != Mistake::no_scale) v *= scale;
+    }
+    if (mistake == Mistake::fp16_output) v = __half2float(__float2half(v));
+    yr[i] = v;
+  }
+}
+
+template <Mistake mistake>
+cudaError_t launch_rows(const ProblemShape& p, const DeviceCaps&, const KernelArgs& a) {
+  const int64_t rows = mistake == Mistake::skip_last_row ? p.num_segments - 1 : p.num_segments;
+  if (rows > 0)
+    rows_kernel<mistake><<<static_cast<unsigned>(rows), kThreads, 0, a.stream>>>(
+        a.x, a.weight, a.bias, a.y, p.segment_size, p.eps, p.op == Op::layer_norm_gelu_scale,
+        static_cast<float>(p.scale));
+  return cudaGetLastError();
+}
+
+// ---- Behaviour: a correct launch, then the misbehaviour.
+
+cudaError_t correct(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  if (p.op == Op::group_norm)  // a shipped GroupNorm kernel does the right part
+    return plan_kernel(*find_kernel("group_norm.block_per_group"), p, d).launch(a);
+  return launch_rows<Mistake::none>(p, d, a);
+}
+
+// Right for the launches that verify it (2 trials and a second launch in the test config),
+// then does nothing, counting per problem.
+cudaError_t lazy(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  static std::map<std::tuple<Op, int64_t, int64_t>, int> launches;
+  if (++launches[{p.op, p.num_elements, p.segment_size}] > 3) return cudaSuccess;
+  return correct(p, d, a);
+}
+
+// The right work, on a stream of its own that nobody waits for.
+cudaError_t own_stream(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  static cudaStream_t stream = [] {
+    cudaStream_t s = nullptr;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    return s;
+  }();
+  KernelArgs elsewhere = a;
+  elsewhere.stream = stream;
+  return correct(p, d, elsewhere);
+}
+
+__global__ void write_at(float* y, int64_t index) {
+  y[index] = 1.0f;
+}
+
+cudaError_t writes_after_y(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  if (cudaError_t e = correct(p, d, a); e != cudaSuccess) return e;
+  write_at<<<1, 1, 0, a.stream>>>(a.y, p.num_elements);
+  return cudaGetLastError();
+}
+
+cudaError_t writes_before_y(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  if (cudaError_t e = correct(p, d, a); e != cudaSuccess) return e;
+  write_at<<<1, 1, 0, a.stream>>>(a.y, -1);
+  return cudaGetLastError();
+}
+
+cudaError_t illegal_address(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  if (cudaError_t e = correct(p, d, a); e != cudaSuccess) return e;
+  write_at<<<1, 1, 0, a.stream>>>(a.y, int64_t{1} << 40);  // 4 TB past y: no memory there
+  return cudaGetLastError();
+}
+
+__global__ void trap_kernel() {
+  __trap();
+}
+
+cudaError_t traps(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  if (cudaError_t e = correct(p, d, a); e != cudaSuccess) return e;
+  trap_kernel<<<1, 1, 0, a.stream>>>();
+  return cudaGetLastError();
+}
+
+__global__ void endless_kernel() {
+  for (;;) __nanosleep(1000);
+}
+
+cudaError_t endless(const ProblemShape&, const DeviceCaps&, const KernelArgs& a) {
+  endless_kernel<<<1, 1, 0, a.stream>>>();
+  return cudaGetLastError();
+}
+
+cudaError_t host_crash(const ProblemShape&, const DeviceCaps&, const KernelArgs&) {
+  volatile int* nowhere = nullptr;
+  *nowhere = 1;
+  return cudaSuccess;
+}
+
+__global__ void shift_inputs(float* x) {
+  x[0] += 0.5f;  // x[0] + x[1] stays the same: a plain sum of x cannot see this
+  x[1] -= 0.5f;
+}
+
+cudaError_t sum_preserving_input_change(const ProblemShape& p, const DeviceCaps& d,
+                                        const KernelArgs& a) {
+  if (cudaError_t e = correct(p, d, a); e != cudaSuccess) return e;
+  shift_inputs<<<1, 1, 0, a.stream>>>(const_cast<float*>(a.x));
+  return cudaGetLastError();
+}
+
+// Behaviour kernels on rows are registered for both LayerNorm ops, numeric ones where the data
+// can tell them apart; GroupNorm gets the out-of-bounds writes (its illegal address once
+// aborted a whole run).
+void register_for(Op op, const std::string& name, const std::string& what, LaunchFunction f) {
+  register_kernel(make_variant(op, std::string(op_name(op)) + ".adversarial_" + name, what, f));
+}
+
+const bool registered = [] {
+  for (Op op : {Op::layer_norm, Op::layer_norm_gelu_scale}) {
+    register_for(op, "lazy", "right for 3 launches per problem, then launches nothing", lazy);
+    register_for(op, "own_stream", "right work on a stream of its own", own_stream);
+    register_for(op, "writes_after_y", "writes one float past the end of y", writes_after_y);
+    register_for(op, "writes_before_y", "writes one float before y", writes_before_y);
+    register_for(op, "trap", "a device-side trap", traps);
+    register_for(op, "input_change", "changes x keeping its plain sum",
+                 sum_preserving_input_change);
+    register_for(op, "no_eps", "rstd without eps", launch_rows<Mistake::no_eps>);
+    register_for(op, "unbiased_variance", "variance over n - 1",
+                 launch_rows<Mistake::unbiased_variance>);
+    register_for(op, "float_moments", "E[x^2] - mean^2 in float",
+                 launch_rows<Mistake::float_moments>);
+    register_for(op, "wrong_weight", "weight and bias of the next element",
+                 launch_rows<Mistake::wrong_weight>);
+    register_for(op, "skip_last_row", "never writes the last row",
+                 launch_rows<Mistake::skip_last_row>);
+    register_for(op, "fp16_output", "output rounded to fp16", launch_rows<Mistake::fp16_output>);
+  }
+  register_for(Op::layer_norm, "illegal_address", "writes 4 TB past y", illegal_address);
+  register_for(Op::group_norm, "illegal_address", "writes 4 TB past y", illegal_address);
+  register_for(Op::group_norm, "writes_after_y", "writes one float past the end of y",
+               writes_after_y);
+  register_for(Op::layer_norm, "endless", "never finishes", endless);
+  register_for(Op::layer_norm, "host_crash", "its host launch code dereferences null",
+               host_crash);
+  register_for(Op::layer_norm_gelu_scale, "tanh_gelu", "tanh-approximated GELU",
+               launch_rows<Mistake::tanh_gelu>);
+  register_for(Op::layer_norm_gelu_scale, "no_scale", "forgets the scale",
+               launch_rows<Mistake::no_scale>);
+  return true;
+}();
+
+}  // namespace
+}  // namespace normbench::adversarial
