@@ -23,8 +23,8 @@ __global__ void fill_guard_kernel(uint32_t* guard, uint64_t words, uint32_t side
 
 // tally[0 or 1]: damaged bytes of the front or back guard; tally[2 or 3]: the reach.
 // `back_base`: how far past the end of the buffer the back guard starts (its slack).
-__global__ void check_guard_kernel(const uint32_t* guard, uint64_t words, uint32_t side,
-                                   bool front, uint64_t back_base, unsigned long long* tally) {
+__global__ void check_guard_kernel(const uint32_t* guard, uint64_t words, uint32_t side, bool front,
+                                   uint64_t back_base, unsigned long long* tally) {
   unsigned long long bad = 0, reach = 0;
   for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < words;
        i += uint64_t{gridDim.x} * blockDim.x) {
@@ -99,7 +99,7 @@ cudaError_t GuardedBuffer::check(cudaStream_t stream) const {
   check_guard_kernel<<<blocks_for(words), kThreads, 0, stream>>>(front, words, 1u, true, 0, tally);
   // Reach past the end counts from the end of the buffer: the slack comes first.
   check_guard_kernel<<<blocks_for(words), kThreads, 0, stream>>>(back, words, 2u, false, slack,
-                                                                  tally);
+                                                                 tally);
   if (slack > 0)
     check_slack_kernel<<<1, kThreads, 0, stream>>>(
         reinterpret_cast<const unsigned char*>(usable_ + bytes_), slack, tally);

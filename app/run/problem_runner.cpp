@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <memory>
 #include <random>
 
 #include "app/check/integrity.hpp"
@@ -67,13 +68,9 @@ double kernel_timeout(const ProblemConfig& problem) {
 }
 
 void verify_trial(const ProblemConfig& problem, int trial, uint64_t seed,
-                  const SharedTensors& shared, std::vector<KernelRun>& runs,
-                  const RunContext& ctx) {
+                  const NormalizationReference& reference, const SharedTensors& shared,
+                  std::vector<KernelRun>& runs, const RunContext& ctx) {
   const int threads = ctx.settings.threads;
-  ctx.progress.update(fmt::format("{}: trial {}: reference", problem.id, trial));
-  const NormalizationReference reference(problem.shape, shared.inputs.x.begin(),
-                                         shared.inputs.weight.begin(), shared.inputs.bias.begin(),
-                                         threads);
   const std::string dump_dir =
       ctx.settings.save_tensors_dir.empty()
           ? ""
@@ -128,6 +125,7 @@ void check_determinism(const ProblemConfig& problem, KernelRun& k, size_t index,
 // Why the timed launches fail the kernel, if they do. Outputs of a deterministic kernel were
 // compared by fingerprint in the worker; those of another kernel are verified here.
 std::optional<std::string> timing_failure(const ProblemConfig& problem, const TimingReport& r,
+                                          const NormalizationReference& reference,
                                           const SharedTensors& shared, const RunContext& ctx,
                                           TimingChecks& checks) {
   const TimingResult& t = r.timing;
@@ -147,9 +145,6 @@ std::optional<std::string> timing_failure(const ProblemConfig& problem, const Ti
     checks.method = "reference";
     auto check = [&](const HostTensor& y, size_t sample) -> std::optional<std::string> {
       ++checks.outputs_checked;
-      const NormalizationReference reference(problem.shape, shared.inputs.x.begin(),
-                                             shared.inputs.weight.begin(),
-                                             shared.inputs.bias.begin(), ctx.settings.threads);
       const VerificationResult v =
           verify_output(reference, y.begin(), problem.tolerance, ctx.settings.threads);
       if (v.passed) return std::nullopt;
@@ -163,7 +158,8 @@ std::optional<std::string> timing_failure(const ProblemConfig& problem, const Ti
 }
 
 void time_kernel(const ProblemConfig& problem, KernelRun& k, size_t index,
-                 const SharedTensors& shared, const RunContext& ctx) {
+                 const NormalizationReference& reference, const SharedTensors& shared,
+                 const RunContext& ctx) {
   TimingRequest request;
   request.kernel = index;
   request.deterministic = k.result->deterministic.value_or(false);
@@ -184,7 +180,7 @@ void time_kernel(const ProblemConfig& problem, KernelRun& k, size_t index,
   if (!report.launch_error.empty())
     return fail(k, KernelStatus::error, "while timing: " + report.launch_error);
   TimingChecks checks;
-  if (auto why = timing_failure(problem, report, shared, ctx, checks))
+  if (auto why = timing_failure(problem, report, reference, shared, ctx, checks))
     return fail(k, KernelStatus::failed, "while timing: " + *why);
   if (ctx.copy_bandwidth && !ctx.settings.allow_faster_than_copy) {
     const CopyFloor floor{problem.shape.read_bytes(), problem.shape.write_bytes(),
@@ -251,6 +247,8 @@ void run_problem(size_t index, const ProblemConfig& problem,
 
   // Views of the shared memory: the inputs written here are the ones the worker uploads.
   SharedTensors shared = shared_tensors(problem.shape, ctx.shared);
+  // The reference of the trial at hand; the last one's also checks the timed outputs.
+  std::unique_ptr<NormalizationReference> reference;
   const int trials = ctx.settings.trials_override.value_or(problem.trials);
   const uint64_t base_seed = ctx.settings.seed_override.value_or(problem.seed);
   for (int trial = 0; trial < trials; ++trial) {
@@ -258,7 +256,12 @@ void run_problem(size_t index, const ProblemConfig& problem,
     ctx.progress.update(fmt::format("{}: trial {}: inputs", problem.id, trial));
     fill_inputs(problem, seed, shared.inputs, ctx.settings.threads);
     ctx.worker.upload();
-    verify_trial(problem, trial, seed, shared, runs, ctx);
+    ctx.progress.update(fmt::format("{}: trial {}: reference", problem.id, trial));
+    reference.reset();
+    reference = std::make_unique<NormalizationReference>(
+        problem.shape, shared.inputs.x.begin(), shared.inputs.weight.begin(),
+        shared.inputs.bias.begin(), ctx.settings.threads);
+    verify_trial(problem, trial, seed, *reference, shared, runs, ctx);
   }
   for (KernelRun& k : runs)
     if (k.pending) k.result->status = KernelStatus::passed;  // every trial ran and passed
@@ -270,7 +273,7 @@ void run_problem(size_t index, const ProblemConfig& problem,
     check_determinism(problem, k, i, ctx);
     if (!k.pending || !ctx.settings.timing) continue;
     ctx.progress.update(fmt::format("{}: timing {}", problem.id, k.result->id));
-    time_kernel(problem, k, i, shared, ctx);
+    time_kernel(problem, k, i, *reference, shared, ctx);
   }
   derive_metrics(problem, ctx, result);
 }

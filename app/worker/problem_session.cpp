@@ -101,8 +101,8 @@ cudaError_t ProblemSession::poison_and_arm() const {
 }
 
 void ProblemSession::copy_output_to(HostTensor& slot) const {
-  NORMBENCH_CUDA_CHECK(cudaMemcpyAsync(slot.begin(), y_.get(), slot.bytes(),
-                                       cudaMemcpyDeviceToHost, device_.stream));
+  NORMBENCH_CUDA_CHECK(cudaMemcpyAsync(slot.begin(), y_.get(), slot.bytes(), cudaMemcpyDeviceToHost,
+                                       device_.stream));
   NORMBENCH_CUDA_CHECK(cudaStreamSynchronize(device_.stream));
 }
 
@@ -142,8 +142,7 @@ TimingReport ProblemSession::time(const TimingRequest& request, const L2Evictor&
     NORMBENCH_CUDA_CHECK(workspace_.check(stream));
     if (request.deterministic) {
       ++r.outputs_compared;
-      if (fingerprint(y_.get(), y_.bytes()) != request.verified_fingerprint &&
-          r.first_mismatch < 0)
+      if (fingerprint(y_.get(), y_.bytes()) != request.verified_fingerprint && r.first_mismatch < 0)
         r.first_mismatch = static_cast<int64_t>(sample);
     } else if (static_cast<int64_t>(sample) == request.saved_sample) {
       copy_output_to(shared_.sample);
@@ -152,8 +151,8 @@ TimingReport ProblemSession::time(const TimingRequest& request, const L2Evictor&
     progress(sample);
   };
   try {
-    r.timing = time_launches([&] { return plan.launch(a); }, problem_.timing, &evictor, stream,
-                             hooks);
+    r.timing =
+        time_launches([&] { return plan.launch(a); }, problem_.timing, &evictor, stream, hooks);
   } catch (const KernelLaunchError& e) {
     cudaGetLastError();
     NORMBENCH_CUDA_CHECK(cudaDeviceSynchronize());

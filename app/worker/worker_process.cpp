@@ -47,8 +47,9 @@ std::string describe_exit(int status) {
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
     const char* name = sigabbrev_np(sig);
-    return "crashed: " + std::string(name ? std::string("SIG") + name : "signal " + std::to_string(sig)) +
-           " (" + strsignal(sig) + ")";
+    return "crashed: " +
+           std::string(name ? std::string("SIG") + name : "signal " + std::to_string(sig)) + " (" +
+           strsignal(sig) + ")";
   }
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   return "ended (status " + std::to_string(status) + ")";

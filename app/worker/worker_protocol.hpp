@@ -33,7 +33,7 @@ struct LaunchReport {
 // What the harness asks of a timing.
 struct TimingRequest {
   size_t kernel = 0;
-  bool deterministic = false;       // compare each sample's fingerprint with verified_fingerprint
+  bool deterministic = false;  // compare each sample's fingerprint with verified_fingerprint
   uint64_t verified_fingerprint = 0;
   int64_t saved_sample = -1;  // otherwise: copy this sample's output to the sample slot
 };

@@ -226,8 +226,7 @@ const bool registered = [] {
   register_for(Op::group_norm, "writes_after_y", "writes one float past the end of y",
                writes_after_y);
   register_for(Op::layer_norm, "endless", "never finishes", endless);
-  register_for(Op::layer_norm, "host_crash", "its host launch code dereferences null",
-               host_crash);
+  register_for(Op::layer_norm, "host_crash", "its host launch code dereferences null", host_crash);
   register_for(Op::layer_norm_gelu_scale, "tanh_gelu", "tanh-approximated GELU",
                launch_rows<Mistake::tanh_gelu>);
   register_for(Op::layer_norm_gelu_scale, "no_scale", "forgets the scale",
