@@ -4,6 +4,17 @@
 
 namespace normbench {
 
+void mark_unfinished(RunReport& report, std::vector<ProblemResult> never_reached) {
+  for (auto& problem : never_reached) report.problems.push_back(std::move(problem));
+  const std::string why = "not run: the run stopped early (" + report.aborted + ")";
+  for (auto& problem : report.problems)
+    for (auto& k : problem.kernels)
+      if (k.status == KernelStatus::not_run) {
+        k.reason = why;
+        k.timing.reset();
+      }
+}
+
 int exit_code_for(const RunReport& report) {
   if (!report.aborted.empty()) return kExitRuntime;
   for (const auto& problem : report.problems)

@@ -107,6 +107,11 @@ struct RunReport {
   int exit_code = 0;
 };
 
+// After the run stopped early (report.aborted says why): every kernel whose trials did not all
+// run becomes `not_run` with that reason and no timing, and the problems never reached are
+// added, their kernels `not_run` too.
+void mark_unfinished(RunReport& report, std::vector<ProblemResult> never_reached);
+
 // The exit code a finished run deserves: 3 if aborted, 1 if any kernel failed or errored, else 0.
 int exit_code_for(const RunReport& report);
 

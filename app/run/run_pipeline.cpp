@@ -69,15 +69,10 @@ size_t shared_bytes(const std::vector<PlannedProblem>& plan) {
   return bytes;
 }
 
-void mark_not_run(RunReport& report, const std::vector<PlannedProblem>& plan) {
-  const std::string why = "not run: the run stopped early (" + report.aborted + ")";
-  for (auto& problem : report.problems)
-    for (auto& k : problem.kernels)
-      if (k.status == KernelStatus::not_run) {
-        k.reason = why;
-        k.timing.reset();
-      }
-  // Problems the run never reached are listed with their kernels, none of which ran.
+// The problems of the plan that the run did not reach, with their kernels (not_run).
+std::vector<ProblemResult> not_reached(const RunReport& report,
+                                       const std::vector<PlannedProblem>& plan) {
+  std::vector<ProblemResult> problems;
   for (size_t i = report.problems.size(); i < plan.size(); ++i) {
     ProblemResult problem;
     problem.config = plan[i].problem;
@@ -86,11 +81,11 @@ void mark_not_run(RunReport& report, const std::vector<PlannedProblem>& plan) {
       k.id = v->id;
       k.description = v->description;
       k.is_baseline = v->is_baseline;
-      k.reason = why;
       problem.kernels.push_back(std::move(k));
     }
-    report.problems.push_back(std::move(problem));
+    problems.push_back(std::move(problem));
   }
+  return problems;
 }
 }  // namespace
 
@@ -129,7 +124,7 @@ RunReport run_benchmarks(const RunConfig& config, const std::vector<PlannedProbl
     }
   } catch (const RuntimeError& e) {
     report.aborted = e.what();
-    mark_not_run(report, plan);
+    mark_unfinished(report, not_reached(report, plan));
   }
   progress.clear();
   report.exit_code = exit_code_for(report);

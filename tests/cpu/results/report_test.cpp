@@ -290,6 +290,31 @@ TEST(Report, ExitCodeFor) {
   EXPECT_EQ(exit_code_for(r), 3);  // an abort outranks a failure
 }
 
+TEST(Report, AnUnfinishedRunSaysWhichKernelsDidNotRun) {
+  RunReport r = sample_report();
+  r.aborted = "the device worker failed twice on upload: crashed: SIGKILL";
+  // A kernel that was still in its trials when the run stopped, timing left over included.
+  KernelResult midway = kernel("layer_norm.midway", KernelStatus::not_run);
+  midway.timing = TimingResult{};
+  r.problems[0].kernels.push_back(midway);
+  ProblemResult unreached;
+  unreached.config = &r.config->problems[0];
+  unreached.kernels = {kernel("layer_norm.later", KernelStatus::not_run)};
+  mark_unfinished(r, {unreached});
+  const json j = report_to_json(r);
+  const json& kept = j["problems"][0]["kernels"];
+  EXPECT_EQ(kept[0]["status"], "passed");  // what ran keeps its result
+  const json& stopped = kept.back();
+  EXPECT_EQ(stopped["status"], "not_run");
+  EXPECT_EQ(stopped["reason"],
+            "not run: the run stopped early (the device worker failed twice on upload: crashed: "
+            "SIGKILL)");
+  EXPECT_TRUE(stopped["timing"].is_null());
+  EXPECT_EQ(j["problems"].back()["kernels"][0]["status"], "not_run");
+  EXPECT_EQ(j["summary"]["not_run"], 2);
+  EXPECT_EQ(exit_code_for(r), 3);
+}
+
 TEST(Report, KernelStatusNames) {
   EXPECT_STREQ(to_string(KernelStatus::passed), "passed");
   EXPECT_STREQ(to_string(KernelStatus::failed), "failed");
