@@ -84,6 +84,9 @@ WorkerProcess::WorkerProcess(const Body& body) {
   if (pid_ == 0) {
     ::close(down[1]);
     ::close(up[0]);
+    // Whatever kernels print (device printf, host code) goes to stderr: stdout is the
+    // harness's table, for pipes and logs.
+    ::dup2(STDERR_FILENO, STDOUT_FILENO);
     int code = 70;
     try {
       WorkerChannel channel(down[0], up[1]);
