@@ -57,6 +57,7 @@ struct KernelVariant {
   std::string id;            // stable, dotted: "<op>.<variant>", reports key on it
   std::string description;   // one line
   bool is_baseline = false;  // the naive kernel that speedups are measured against
+  std::string origin;        // empty: built into normbench; else the plugin file it came from
   // Plans `problem` on `device`. Called once per problem and device; no CUDA call.
   std::function<KernelPlan(const ProblemShape& problem, const DeviceCaps& device)> plan;
 };

@@ -453,7 +453,7 @@ def parse_config(text, source):
     except ValueError as e:
         raise UsageError("%s: not valid JSON: %s" % (source, e))
     root = Node(doc, source)
-    root.expect_object(("$schema", "name", "description", "defaults", "problems"))
+    root.expect_object(("$schema", "name", "description", "defaults", "problems", "plugins"))
     name = root.at("name").string()
     if not name:
         root.at("name").fail("expected a non-empty name")

@@ -1,28 +1,36 @@
-// `normbench list`: every op and registered kernel variant; needs no GPU.
-#include <memory>
-
-#include "app/cli/command.hpp"
-
+// `normbench list`: every op and registered kernel variant, plugins' included; needs no GPU.
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <memory>
 #include <nlohmann/json.hpp>
 
+#include "app/cli/command.hpp"
+#include "app/plugin/plugin_loader.hpp"
 #include "kernels/registry.hpp"
 
 namespace normbench {
 
 namespace {
 
-int list(bool as_json) {
-  if (as_json) {
+struct ListOptions {
+  bool json = false;
+  std::vector<std::string> plugins;
+};
+
+int list(const ListOptions& o) {
+  load_plugins(o.plugins);
+  if (o.json) {
     nlohmann::json ops = nlohmann::json::array();
     for (Op op : kAllOps) {
       nlohmann::json kernels = nlohmann::json::array();
       for (const auto& k : registered_kernels())
         if (k.op == op)
           kernels.push_back(
-              {{"id", k.id}, {"description", k.description}, {"is_baseline", k.is_baseline}});
+              {{"id", k.id},
+               {"description", k.description},
+               {"is_baseline", k.is_baseline},
+               {"origin", k.origin.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.origin)}});
       ops.push_back(
           {{"op", op_name(op)}, {"description", op_description(op)}, {"kernels", kernels}});
     }
@@ -33,7 +41,8 @@ int list(bool as_json) {
     fmt::print("{}: {}\n", op_name(op), op_description(op));
     for (const auto& k : registered_kernels())
       if (k.op == op)
-        fmt::print("  {:<44} {}{}\n", k.id, k.is_baseline ? "[baseline] " : "", k.description);
+        fmt::print("  {:<44} {}{}{}\n", k.id, k.is_baseline ? "[baseline] " : "", k.description,
+                   k.origin.empty() ? "" : " [plugin " + k.origin + "]");
   }
   return 0;
 }
@@ -41,10 +50,11 @@ int list(bool as_json) {
 }  // namespace
 
 void add_list_command(CLI::App& app, CommandContext& context) {
-  auto as_json = std::make_shared<bool>(false);
+  auto o = std::make_shared<ListOptions>();
   CLI::App* cmd = app.add_subcommand("list", "List every op and registered kernel (no GPU needed)");
-  cmd->add_flag("--json", *as_json, "Print as JSON");
-  cmd->callback([as_json, &context] { context.exit_code = list(*as_json); });
+  cmd->add_flag("--json", o->json, "Print as JSON");
+  cmd->add_option("--plugin", o->plugins, "Load kernels from this plugin too (repeatable)");
+  cmd->callback([o, &context] { context.exit_code = list(*o); });
 }
 
 }  // namespace normbench

@@ -5,6 +5,7 @@
 
 #include "app/cli/command.hpp"
 #include "app/config/config.hpp"
+#include "app/plugin/plugin_loader.hpp"
 #include "app/render/report_table.hpp"
 #include "app/results/report_writer.hpp"
 #include "app/run/run_pipeline.hpp"
@@ -28,6 +29,7 @@ struct RunOptions {
   bool no_timing = false;
   bool allow_faster_than_copy = false;
   std::string save_tensors;
+  std::vector<std::string> plugins;
 };
 
 // CLI11's own range message for a 64-bit option prints a 300-digit double: say what it is.
@@ -43,6 +45,9 @@ uint64_t parse_seed(const std::string& text) {
 int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   const RunConfig config =
       o.config_path.empty() ? builtin_config() : load_config_file(o.config_path);
+  std::vector<std::string> plugins = config.plugins;
+  plugins.insert(plugins.end(), o.plugins.begin(), o.plugins.end());
+  load_plugins(plugins);  // before the filters are checked: --kernel may name a plugin's
   RunSettings settings;
   settings.problem_filter = o.problems;
   settings.kernel_filter = o.kernels;
@@ -56,7 +61,9 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   const auto plan = plan_run(config, settings);
   const std::string out = o.out.empty() ? "normbench-" + config.name + ".json" : o.out;
   // Before the run, not after it, and before looking for a GPU.
-  if (!o.config_path.empty()) refuse_overwriting_inputs("--out", out, {o.config_path});
+  std::vector<std::string> inputs = plugins;
+  if (!o.config_path.empty()) inputs.push_back(o.config_path);
+  refuse_overwriting_inputs("--out", out, inputs);
   check_writable(out);
 
   const RunReport report = run_benchmarks(config, plan, settings, command_line);
@@ -89,6 +96,9 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   cmd->add_flag("--allow-faster-than-copy", o->allow_faster_than_copy,
                 "A median faster than copying the problem's bytes is a warning (suspicious), "
                 "not a failure");
+  cmd->add_option("--plugin", o->plugins,
+                  "Load kernels from this plugin (a shared library built against "
+                  "normbench/plugin.h; repeatable)");
   cmd->add_option("--save-tensors", o->save_tensors,
                   "Write inputs, outputs and reference of every trial as .npy under this folder");
   cmd->callback([o, &context] { context.exit_code = run(*o, context.command_line); });

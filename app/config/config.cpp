@@ -1,5 +1,6 @@
 #include "app/config/config.hpp"
 
+#include <filesystem>
 #include <regex>
 #include <set>
 
@@ -202,13 +203,25 @@ ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
 RunConfig parse_config(const std::string& text, const std::string& source) {
   const nlohmann::json doc = parse_json_text(text, source);
   const CheckedJson root(doc, source);
-  root.expect_object({"$schema", "name", "description", "defaults", "problems"});
+  root.expect_object({"$schema", "name", "description", "defaults", "problems", "plugins"});
 
   RunConfig config;
   config.source = source;
   config.name = root.at("name").as_string();
   if (config.name.empty()) root.at("name").fail("expected a non-empty name");
   if (root.has("description")) config.description = root.at("description").as_string();
+
+  if (root.has("plugins")) {
+    const auto plugins = root.at("plugins");
+    plugins.expect_array();
+    const std::filesystem::path folder = std::filesystem::path(source).parent_path();
+    for (size_t i = 0; i < plugins.size(); ++i) {
+      const std::string path = plugins.at(i).as_string();
+      if (path.empty()) plugins.at(i).fail("expected a plugin file path, got \"\"");
+      const std::filesystem::path p(path);
+      config.plugins.push_back(p.is_absolute() ? path : (folder / p).string());
+    }
+  }
 
   Settings defaults;
   if (root.has("defaults")) {

@@ -50,6 +50,9 @@ struct RunConfig {
   std::vector<ProblemConfig> problems;
   nlohmann::json resolved;  // the whole config with defaults applied to every problem
   std::string hash;         // of `resolved`: reports from equal configs have equal hashes
+  // Plugin files to load ("plugins"), relative paths taken from the config file's folder.
+  // Not part of `resolved`: they choose kernels, not problems.
+  std::vector<std::string> plugins;
 };
 
 // Parses and validates a config. `source` names it in error messages. Throws ConfigError

@@ -71,6 +71,7 @@ LoadedKernel read_kernel(const CheckedJson& k) {
   r.description = optional_string(k, "description");
   if (present(k, "is_baseline")) r.is_baseline = k.at("is_baseline").as_bool();
   r.dispatches_to = optional_string(k, "dispatches_to");
+  r.origin = optional_string(k, "origin");
   const CheckedJson status = k.at("status");
   const auto parsed = kernel_status_from_string(status.as_string());
   if (!parsed)

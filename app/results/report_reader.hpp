@@ -40,6 +40,7 @@ struct LoadedKernel {
   std::string description;
   bool is_baseline = false;
   std::string dispatches_to;  // empty when the report has null
+  std::string origin;         // the plugin it came from; empty: built in (or not said)
   KernelStatus status = KernelStatus::skipped;
   std::string reason;                 // empty when the report has null
   std::optional<bool> deterministic;  // schema 2: two launches gave bitwise identical outputs

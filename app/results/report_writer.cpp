@@ -87,6 +87,7 @@ json kernel_json(const KernelResult& k) {
   json j = {{"id", k.id},
             {"description", k.description},
             {"is_baseline", k.is_baseline},
+            {"origin", k.origin.empty() ? json(nullptr) : json(k.origin)},
             {"dispatches_to", k.dispatches_to.empty() ? json(nullptr) : json(k.dispatches_to)},
             {"status", to_string(k.status)},
             {"reason", k.reason.empty() ? json(nullptr) : json(k.reason)},

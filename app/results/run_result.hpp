@@ -42,6 +42,7 @@ struct KernelResult {
   std::string description;
   bool is_baseline = false;
   std::string dispatches_to;  // a dispatching variant's choice for this problem, else empty
+  std::string origin;         // the plugin the kernel came from; empty: built into normbench
   KernelStatus status = KernelStatus::not_run;
   std::string reason;  // why not passed: failed verification, not supported, error, skipped
   std::vector<TrialVerification> trials;

@@ -222,8 +222,6 @@ void run_problem(size_t index, const ProblemConfig& problem,
                  const std::vector<const KernelVariant*>& kernels, const RunContext& ctx,
                  ProblemResult& result) {
   result.config = &problem;
-  // The harness plans too (no CUDA call): support, dispatch and workspace are reported from
-  // its own plans, not taken from the worker.
   result.kernels.reserve(kernels.size());
   std::vector<KernelRun> runs;
   for (const KernelVariant* variant : kernels) {
@@ -231,19 +229,26 @@ void run_problem(size_t index, const ProblemConfig& problem,
     kernel.id = variant->id;
     kernel.description = variant->description;
     kernel.is_baseline = variant->is_baseline;
-    const KernelPlan plan = plan_kernel(*variant, problem.shape, ctx.worker.caps());
-    if (plan.unsupported) {
-      kernel.status = KernelStatus::not_supported;
-      kernel.reason = *plan.unsupported;
-    } else {
-      kernel.dispatches_to = plan.dispatches_to;
-    }
+    kernel.origin = variant->origin;
     result.kernels.push_back(std::move(kernel));
-    runs.push_back({variant, &result.kernels.back(), !plan.unsupported, 0, {}});
+    runs.push_back({variant, &result.kernels.back(), true, 0, {}});
   }
 
+  // The worker plans (planning runs the kernels' own code) and allocates.
   std::optional<std::string> skip = host_memory_problem(problem.shape);
-  if (!skip) skip = ctx.worker.load_problem(index);
+  if (!skip) {
+    const WorkerClient::LoadedProblem loaded = ctx.worker.load_problem(index);
+    skip = loaded.skip;
+    for (size_t i = 0; i < runs.size() && i < loaded.plans.size(); ++i) {
+      KernelRun& k = runs[i];
+      if (auto crash = loaded.planning_failures.find(i); crash != loaded.planning_failures.end())
+        fail(k, KernelStatus::error, crash->second);
+      else if (const PlanSummary& plan = loaded.plans[i]; plan.unsupported)
+        fail(k, KernelStatus::not_supported, *plan.unsupported);
+      else
+        k.result->dispatches_to = plan.dispatches_to;
+    }
+  }
   if (skip) {
     result.skipped = true;
     result.reason = *skip;

@@ -19,7 +19,10 @@ json WorkerClient::request(const json& message, double timeout_s) {
   try {
     process_->send(message);
     json reply = process_->receive(timeout_s);
-    while (reply.contains("progress")) reply = process_->receive(timeout_s);
+    while (reply.contains("progress") || reply.contains("planning")) {
+      if (reply.contains("planning")) planning_ = reply.at("planning").get<size_t>();
+      reply = process_->receive(timeout_s);
+    }
     if (reply.contains("fault")) {
       process_->stop();  // it exits by itself; this reaps it
       process_.reset();
@@ -63,14 +66,15 @@ void WorkerClient::ensure_running() {
 void WorkerClient::restore() {
   auto step = [&](const json& message) {
     process_->send(message);
-    const json reply = process_->receive(kHarnessTimeoutS);
+    json reply = process_->receive(kHarnessTimeoutS);
+    while (reply.contains("planning")) reply = process_->receive(kHarnessTimeoutS);
     if (!reply.contains("device") && !reply.contains("ok"))
       throw RuntimeError("a fresh device worker could not be brought back (" +
                          message.at("cmd").get<std::string>() + "): " + reply.dump());
   };
   try {
     step({{"cmd", "open"}});
-    if (problem_) step({{"cmd", "problem"}, {"index", *problem_}});
+    if (problem_) step({{"cmd", "problem"}, {"index", *problem_}, {"exclude", excluded_}});
     if (problem_ && uploaded_) step({{"cmd", "upload"}});
   } catch (const WorkerLost& e) {
     process_.reset();
@@ -96,13 +100,35 @@ CopyBandwidth WorkerClient::copy_bandwidth() {
   return copy_bandwidth_from(harness_request({{"cmd", "copy_bandwidth"}}).at("copy_bandwidth"));
 }
 
-std::optional<std::string> WorkerClient::load_problem(size_t index) {
+WorkerClient::LoadedProblem WorkerClient::load_problem(size_t index) {
   problem_.reset();
+  excluded_.clear();
   uploaded_ = false;
-  const json reply = harness_request({{"cmd", "problem"}, {"index", index}});
-  if (reply.contains("skip")) return reply.at("skip").get<std::string>();
-  problem_ = index;
-  return std::nullopt;
+  LoadedProblem loaded;
+  // Planning runs each kernel's own code: a crash there is that kernel's. The kernel the
+  // worker was planning is left out and a fresh worker plans the rest.
+  int harness_losses = 0;
+  for (;;) {
+    planning_.reset();
+    try {
+      const json reply =
+          request({{"cmd", "problem"}, {"index", index}, {"exclude", excluded_}}, kHarnessTimeoutS);
+      for (const json& plan : reply.at("plans")) loaded.plans.push_back(plan_summary_from(plan));
+      if (reply.contains("skip")) {
+        loaded.skip = reply.at("skip").get<std::string>();
+        return loaded;
+      }
+      problem_ = index;
+      return loaded;
+    } catch (const WorkerLost& e) {
+      if (planning_) {
+        loaded.planning_failures[*planning_] = std::string("while planning: ") + e.what();
+        excluded_.push_back(*planning_);
+      } else if (++harness_losses == 2) {
+        throw RuntimeError(std::string("the device worker failed twice on problem: ") + e.what());
+      }
+    }
+  }
 }
 
 void WorkerClient::upload() {

@@ -4,9 +4,11 @@
 // problem loaded, inputs uploaded), so that the run goes on with the next kernel.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "app/worker/device_worker.hpp"
 #include "app/worker/worker_protocol.hpp"
@@ -24,9 +26,16 @@ class WorkerClient {
   const DeviceCaps& caps() const { return caps_; }
   CopyBandwidth copy_bandwidth();
 
-  // Loads problem `index`; returns why it is skipped, if it is. Throws RuntimeError if the
-  // harness's own requests fail twice in a row (the GPU is unusable).
-  std::optional<std::string> load_problem(size_t index);
+  // Problem `index` as the worker planned and allocated it.
+  struct LoadedProblem {
+    std::optional<std::string> skip;  // why the problem does not fit, if it does not
+    std::vector<PlanSummary> plans;   // one per kernel
+    // Kernels whose own planning code crashed a worker, and how: they are left out.
+    std::map<size_t, std::string> planning_failures;
+  };
+  // Loads problem `index`. Throws RuntimeError if the harness's own requests fail twice in a
+  // row (the GPU is unusable).
+  LoadedProblem load_problem(size_t index);
   // Uploads the inputs now in shared memory.
   void upload();
 
@@ -46,7 +55,9 @@ class WorkerClient {
   DeviceInfo device_;
   DeviceCaps caps_;
   std::optional<size_t> problem_;  // loaded in the worker (to restore after a loss)
+  std::vector<size_t> excluded_;   // kernels of problem_ not to plan (their planning crashed)
   bool uploaded_ = false;
+  std::optional<size_t> planning_;  // the kernel the worker said it was planning last
 };
 
 }  // namespace normbench

@@ -36,13 +36,18 @@ json handle(const json& request, const WorkerWorld& world, WorkerState& state,
   if (cmd == "problem") {
     const size_t i = request.at("index");
     state.session.reset();  // frees the previous problem's memory first
-    state.session = std::make_unique<ProblemSession>(*state.device, *world.problems.at(i),
-                                                     world.kernels.at(i), world.shared);
+    state.session = std::make_unique<ProblemSession>(
+        *state.device, *world.problems.at(i), world.kernels.at(i), world.shared,
+        request.at("exclude").get<std::vector<size_t>>(), [&](size_t k) {
+          channel.send({{"planning", k}});
+        });
+    json plans = json::array();
+    for (const KernelPlan& plan : state.session->plans()) plans.push_back(to_json(plan));
     if (auto why = state.session->allocate()) {
       state.session.reset();
-      return {{"skip", *why}};
+      return {{"skip", *why}, {"plans", plans}};
     }
-    return {{"ok", true}};
+    return {{"ok", true}, {"plans", plans}};
   }
   if (!state.session) return {{"error", "no problem is loaded"}, {"usage", false}};
   if (cmd == "upload") {

@@ -30,10 +30,18 @@ std::string refused_launch(cudaError_t error) {
 }  // namespace
 
 ProblemSession::ProblemSession(const DeviceContext& device, const ProblemConfig& problem,
-                               const std::vector<const KernelVariant*>& kernels, char* shared)
+                               const std::vector<const KernelVariant*>& kernels, char* shared,
+                               const std::vector<size_t>& excluded,
+                               const std::function<void(size_t)>& planning)
     : device_(device), problem_(problem), shared_(shared_tensors(problem.shape, shared)) {
-  for (const KernelVariant* k : kernels)
-    plans_.push_back(plan_kernel(*k, problem.shape, device.caps));
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    if (std::find(excluded.begin(), excluded.end(), k) != excluded.end()) {
+      plans_.push_back(KernelPlan::declined("its planning crashed a worker"));
+      continue;
+    }
+    planning(k);
+    plans_.push_back(plan_kernel(*kernels[k], problem.shape, device.caps));
+  }
 }
 
 std::optional<std::string> ProblemSession::allocate() {

@@ -21,9 +21,13 @@ namespace normbench {
 
 class ProblemSession {
  public:
-  // Plans every kernel; `shared` is the memory the harness fills with the inputs.
+  // Plans every kernel but the excluded ones (whose planning crashed an earlier worker),
+  // calling `planning(k)` before kernel k's plan; `shared` is the memory the harness fills
+  // with the inputs.
   ProblemSession(const DeviceContext& device, const ProblemConfig& problem,
-                 const std::vector<const KernelVariant*>& kernels, char* shared);
+                 const std::vector<const KernelVariant*>& kernels, char* shared,
+                 const std::vector<size_t>& excluded, const std::function<void(size_t)>& planning);
+  const std::vector<KernelPlan>& plans() const { return plans_; }
 
   // Why the problem does not fit in the GPU's free memory, if it does not; else allocates.
   std::optional<std::string> allocate();

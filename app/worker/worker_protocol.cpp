@@ -17,6 +17,20 @@ StopReason stop_from(const std::string& s) {
 }
 }  // namespace
 
+json to_json(const KernelPlan& p) {
+  return {{"unsupported", p.unsupported ? json(*p.unsupported) : json(nullptr)},
+          {"dispatches_to", p.dispatches_to},
+          {"workspace_bytes", p.workspace_bytes}};
+}
+
+PlanSummary plan_summary_from(const json& j) {
+  PlanSummary s;
+  if (!j.at("unsupported").is_null()) s.unsupported = j.at("unsupported").get<std::string>();
+  s.dispatches_to = j.at("dispatches_to");
+  s.workspace_bytes = j.at("workspace_bytes");
+  return s;
+}
+
 json to_json(const DeviceInfo& d) {
   return {{"index", d.index},
           {"name", d.name},

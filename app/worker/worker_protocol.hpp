@@ -2,7 +2,8 @@
 // JSON object per line. Requests carry "cmd":
 //   open                      -> {device, caps}              opens the GPU of the run
 //   copy_bandwidth            -> {copy_bandwidth}
-//   problem {index}           -> {ok} | {skip: why}           plans and allocates a problem
+//   problem {index, exclude}  -> {planning: k}... {ok | skip: why, plans}
+//                                                             plans and allocates a problem
 //   upload                    -> {ok}                         its inputs from shared memory
 //   launch {kernel, save}     -> LaunchReport                 one checked launch
 //   time {kernel, ...}        -> {progress}... TimingReport   checked timing
@@ -12,6 +13,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "app/check/integrity.hpp"
@@ -19,6 +21,14 @@
 #include "kernels/registry.hpp"
 
 namespace normbench {
+
+// What the harness learns of a kernel's plan (the plan itself stays in the worker: planning
+// runs the kernel's own code).
+struct PlanSummary {
+  std::optional<std::string> unsupported;
+  std::string dispatches_to;
+  size_t workspace_bytes = 0;
+};
 
 // One launch into a poisoned output, with guards armed, and what the worker saw of it.
 struct LaunchReport {
@@ -51,6 +61,8 @@ struct TimingReport {
                                 // last sample's output is in the output slot
 };
 
+nlohmann::json to_json(const KernelPlan& p);
+PlanSummary plan_summary_from(const nlohmann::json& j);
 nlohmann::json to_json(const DeviceInfo& d);
 nlohmann::json to_json(const DeviceCaps& c);
 nlohmann::json to_json(const TimingResult& t);

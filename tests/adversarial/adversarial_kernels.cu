@@ -201,6 +201,13 @@ void register_for(Op op, const std::string& name, const std::string& what, Launc
   register_kernel(make_variant(op, std::string(op_name(op)) + ".adversarial_" + name, what, f));
 }
 
+// Its planning (the kernel's own host code, run before any launch) crashes.
+KernelPlan crashes_while_planning(const ProblemShape&, const DeviceCaps&) {
+  volatile int* nowhere = nullptr;
+  *nowhere = 1;
+  return KernelPlan::declined("unreachable");
+}
+
 const bool registered = [] {
   for (Op op : {Op::layer_norm, Op::layer_norm_gelu_scale}) {
     register_for(op, "lazy", "right for 3 launches per problem, then launches nothing", lazy);
@@ -227,6 +234,8 @@ const bool registered = [] {
                writes_after_y);
   register_for(Op::layer_norm, "endless", "never finishes", endless);
   register_for(Op::layer_norm, "host_crash", "its host launch code dereferences null", host_crash);
+  register_kernel(planned_variant(Op::layer_norm, "layer_norm.adversarial_plan_crash",
+                                  "its planning code dereferences null", crashes_while_planning));
   register_for(Op::layer_norm_gelu_scale, "tanh_gelu", "tanh-approximated GELU",
                launch_rows<Mistake::tanh_gelu>);
   register_for(Op::layer_norm_gelu_scale, "no_scale", "forgets the scale",

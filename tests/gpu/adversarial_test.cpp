@@ -49,6 +49,8 @@ const std::map<std::string, Expected>& expectations() {
        {"error", "failed on the device", {"rows", "offset_rows", "short_rows", "gelu_rows"}}},
       {"endless", {"error", "timed out", {"rows", "offset_rows", "short_rows"}}},
       {"host_crash", {"error", "crashed: SIG", {"rows", "offset_rows", "short_rows"}}},
+      {"plan_crash",
+       {"error", "while planning: crashed: SIG", {"rows", "offset_rows", "short_rows"}}},
       {"input_change",
        {"failed", "modified its inputs", {"rows", "offset_rows", "short_rows", "gelu_rows"}}},
       {"no_eps", {"failed", "elements outside", {"rows", "short_rows", "gelu_rows"}}},

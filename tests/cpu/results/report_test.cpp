@@ -349,6 +349,7 @@ TEST(Report, SameFieldNamesAsTheH100Fixture) {
   auto fixture_kernel_keys = keys(fixture_kernel);
   fixture_kernel_keys.insert("dispatches_to");
   fixture_kernel_keys.insert("deterministic");  // schema 2
+  fixture_kernel_keys.insert("origin");         // schema 2: the plugin a kernel came from
   EXPECT_EQ(fixture_kernel_keys, keys(kernel_json));
   EXPECT_EQ(keys(fixture_kernel["verification"]), keys(kernel_json["verification"]));
   EXPECT_EQ(keys(fixture_kernel["verification"]["trials"][0]),

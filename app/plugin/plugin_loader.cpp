@@ -1,0 +1,172 @@
+#include "app/plugin/plugin_loader.hpp"
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include "app/util/errors.hpp"
+#include "kernels/plugin_abi/normbench/plugin.h"
+#include "kernels/registry.hpp"
+
+namespace normbench {
+
+namespace {
+
+// A plugin's kernel as normbench keeps it: the strings copied, the callbacks as given.
+struct PluginKernel {
+  Op op = Op::layer_norm;
+  std::string id;
+  std::string description;
+  decltype(nb_kernel::unsupported) unsupported = nullptr;
+  decltype(nb_kernel::workspace_bytes) workspace_bytes = nullptr;
+  decltype(nb_kernel::launch) launch = nullptr;
+};
+
+struct Collected {
+  std::vector<PluginKernel> kernels;
+  std::string error;  // the first kernel the registrar refused, and why
+};
+
+int add_kernel(void* context, const nb_kernel* k) {
+  auto& collected = *static_cast<Collected*>(context);
+  auto refuse = [&](const std::string& why) {
+    if (collected.error.empty()) collected.error = why;
+    return 1;
+  };
+  if (!k) return refuse("add_kernel was given no kernel");
+  if (k->op < NB_OP_LAYER_NORM || k->op > NB_OP_LAYER_NORM_GELU_SCALE)
+    return refuse("kernel op " + std::to_string(k->op) + " is unknown; allowed: 0 (layer_norm), 1 " +
+                  "(group_norm), 2 (layer_norm_gelu_scale)");
+  if (!k->id || !*k->id) return refuse("a kernel has no id");
+  if (!k->launch) return refuse("kernel " + std::string(k->id) + " has no launch function");
+  PluginKernel copy;
+  copy.op = static_cast<Op>(k->op);
+  copy.id = k->id;
+  copy.description = k->description ? k->description : "";
+  copy.unsupported = k->unsupported;
+  copy.workspace_bytes = k->workspace_bytes;
+  copy.launch = k->launch;
+  collected.kernels.push_back(std::move(copy));
+  return 0;
+}
+
+nb_device to_plugin(const DeviceCaps& d) {
+  nb_device n{};
+  n.sm_count = d.sm_count;
+  n.cc_major = d.compute_capability_major;
+  n.cc_minor = d.compute_capability_minor;
+  n.max_threads_per_sm = d.max_threads_per_sm;
+  n.shared_memory_per_block_optin = d.shared_memory_per_block_optin;
+  n.shared_memory_per_sm = d.shared_memory_per_sm;
+  n.cooperative_launch = d.cooperative_launch ? 1 : 0;
+  return n;
+}
+
+// The problem as the ABI sees it; `shape` must outlive the result.
+nb_problem to_plugin(const ProblemShape& p, const std::vector<int64_t>& shape) {
+  nb_problem n{};
+  n.op = static_cast<int32_t>(p.op);
+  n.ndim = static_cast<int32_t>(shape.size());
+  n.shape = shape.data();
+  n.num_elements = p.num_elements;
+  n.num_segments = p.num_segments;
+  n.segment_size = p.segment_size;
+  n.groups = p.groups;
+  n.channels = p.channels;
+  n.spatial = p.spatial;
+  n.param_size = p.param_size;
+  n.eps = p.eps;
+  n.scale = p.scale;
+  n.affine = p.affine ? 1 : 0;
+  n.dtype = 0;
+  return n;
+}
+
+KernelVariant variant_of(const PluginKernel& k, const std::string& origin) {
+  KernelVariant v;
+  v.op = k.op;
+  v.id = k.id;
+  v.description = k.description;
+  v.origin = origin;
+  v.plan = [k](const ProblemShape& p, const DeviceCaps& d) {
+    const auto shape = std::make_shared<const std::vector<int64_t>>(p.shape);
+    const nb_problem problem = to_plugin(p, *shape);
+    const nb_device device = to_plugin(d);
+    if (k.unsupported) {
+      char reason[512] = {0};
+      if (k.unsupported(&problem, &device, reason, sizeof reason) != 0) {
+        reason[sizeof reason - 1] = '\0';
+        return KernelPlan::declined(reason[0] ? reason : "declined (the plugin gave no reason)");
+      }
+    }
+    KernelPlan plan;
+    plan.workspace_bytes = k.workspace_bytes ? k.workspace_bytes(&problem, &device) : 0;
+    plan.launch = [k, shape, problem, device](const KernelArgs& a) {
+      const nb_args args{a.x, a.weight, a.bias, a.y, a.workspace, a.stream};
+      return static_cast<cudaError_t>(k.launch(&problem, &device, &args));
+    };
+    return plan;
+  };
+  return v;
+}
+
+LoadedPlugin load_plugin(const std::string& path, std::set<std::string>& ids_so_far) {
+  const std::string name = "plugin " + path;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw UsageError(name + ": no such file");
+  // RTLD_LOCAL: plugins do not see each other's symbols. The library stays loaded for the
+  // whole process (its kernels are registered).
+  void* library = ::dlopen(std::filesystem::absolute(path).c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library) throw UsageError(name + ": cannot be loaded: " + ::dlerror());
+  const auto version =
+      reinterpret_cast<nb_abi_version_function>(::dlsym(library, "normbench_plugin_abi_version"));
+  const auto register_function =
+      reinterpret_cast<nb_register_function>(::dlsym(library, "normbench_plugin_register"));
+  if (!version || !register_function)
+    throw UsageError(name +
+                     ": not a normbench plugin: it does not export normbench_plugin_abi_version "
+                     "and normbench_plugin_register (see normbench/plugin.h)");
+  const uint32_t abi = version();
+  if (abi != NORMBENCH_PLUGIN_ABI_VERSION)
+    throw UsageError(name + ": built for plugin ABI version " + std::to_string(abi) +
+                     "; this normbench loads version " +
+                     std::to_string(NORMBENCH_PLUGIN_ABI_VERSION) +
+                     " (rebuild it against this normbench's normbench/plugin.h)");
+  Collected collected;
+  const nb_registrar registrar{NORMBENCH_PLUGIN_ABI_VERSION, &collected, add_kernel};
+  const int status = register_function(&registrar);
+  if (!collected.error.empty()) throw UsageError(name + ": " + collected.error);
+  if (status != 0)
+    throw UsageError(name + ": normbench_plugin_register failed (returned " +
+                     std::to_string(status) + ")");
+  if (collected.kernels.empty()) throw UsageError(name + ": registered no kernel");
+
+  LoadedPlugin loaded{path, {}};
+  for (const PluginKernel& k : collected.kernels) {
+    const std::string prefix = std::string(op_name(k.op)) + ".";
+    if (k.id.rfind(prefix, 0) != 0 || k.id.size() == prefix.size())
+      throw UsageError(name + ": kernel id \"" + k.id + "\" is outside its op; allowed: \"" +
+                       prefix + "<name>\"");
+    if (const KernelVariant* existing = find_kernel(k.id))
+      throw UsageError(name + ": kernel id \"" + k.id + "\" is registered already (by " +
+                       (existing->origin.empty() ? "normbench" : existing->origin) + ")");
+    if (!ids_so_far.insert(k.id).second)
+      throw UsageError(name + ": kernel id \"" + k.id + "\" is registered twice");
+    loaded.kernel_ids.push_back(k.id);
+  }
+  for (const PluginKernel& k : collected.kernels) register_kernel(variant_of(k, path));
+  return loaded;
+}
+
+}  // namespace
+
+std::vector<LoadedPlugin> load_plugins(const std::vector<std::string>& paths) {
+  std::vector<LoadedPlugin> loaded;
+  std::set<std::string> ids;
+  for (const std::string& path : paths) loaded.push_back(load_plugin(path, ids));
+  return loaded;
+}
+
+}  // namespace normbench

@@ -1,0 +1,110 @@
+/* normbench plugin ABI: kernels built outside normbench, loaded from a shared library with
+ * `normbench run --plugin PATH` (or a config's "plugins"), verified, isolated and timed like
+ * normbench's own. Plain C types only, so that a plugin built with another compiler or C++
+ * standard library loads; the ABI version is checked when the library is loaded.
+ *
+ * A plugin defines, in one of its source files:
+ *
+ *   #include <normbench/plugin.h>
+ *   NORMBENCH_PLUGIN_ABI_VERSION_FUNCTION
+ *   NORMBENCH_PLUGIN_EXPORT int normbench_plugin_register(const nb_registrar* r) {
+ *     nb_kernel k = {NB_OP_LAYER_NORM, "layer_norm.mine", "what it does",
+ *                    my_unsupported, my_workspace_bytes, my_launch};
+ *     return r->add_kernel(r->context, &k);  // 0 on success
+ *   }
+ *
+ * Ids are "<op>.<name>" (e.g. layer_norm.mine) and must not be registered already. normbench
+ * copies what add_kernel is given. The callbacks run in normbench's device worker process; a
+ * crash there is the kernel's, not the run's. Registration runs in normbench's own process. */
+#ifndef NORMBENCH_PLUGIN_H
+#define NORMBENCH_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NORMBENCH_PLUGIN_ABI_VERSION 1u
+
+#ifdef __cplusplus
+#define NORMBENCH_EXTERN_C extern "C"
+#else
+#define NORMBENCH_EXTERN_C
+#endif
+#define NORMBENCH_PLUGIN_EXPORT NORMBENCH_EXTERN_C __attribute__((visibility("default")))
+
+/* The operations, as in configs ("op"). */
+typedef enum { NB_OP_LAYER_NORM = 0, NB_OP_GROUP_NORM = 1, NB_OP_LAYER_NORM_GELU_SCALE = 2 } nb_op;
+
+/* One problem's geometry. Every op normalizes contiguous segments of x: a LayerNorm row (the
+ * trailing normalized dims) or a GroupNorm group (C/G channels times the spatial dims, NCHW).
+ * Weight and bias are per element of a row (LayerNorm) or per channel (GroupNorm): element i of
+ * x uses parameter (i / spatial) % channels (GroupNorm) or i % segment_size (LayerNorm). */
+typedef struct {
+  int32_t op;             /* nb_op */
+  int32_t ndim;           /* dims of x */
+  const int64_t* shape;   /* x's shape, row-major contiguous */
+  int64_t num_elements;
+  int64_t num_segments;   /* rows or N * groups */
+  int64_t segment_size;   /* elements normalized together */
+  int64_t groups;         /* group_norm: G; else 0 */
+  int64_t channels;       /* group_norm: C; else 0 */
+  int64_t spatial;        /* group_norm: product of shape[2:]; else 1 */
+  int64_t param_size;     /* elements of weight and of bias */
+  double eps;
+  double scale;           /* layer_norm_gelu_scale: the output is multiplied by it; else 1 */
+  int32_t affine;         /* 1: weight and bias are given; 0: they are null */
+  int32_t dtype;          /* 0: float32 (x, weight, bias and y) */
+} nb_problem;
+
+/* The device the kernel will run on. */
+typedef struct {
+  int32_t sm_count;
+  int32_t cc_major;
+  int32_t cc_minor;
+  int32_t max_threads_per_sm;
+  uint64_t shared_memory_per_block_optin;
+  uint64_t shared_memory_per_sm;
+  int32_t cooperative_launch; /* 1 if supported */
+} nb_device;
+
+/* Device pointers and the stream (a cudaStream_t) of one launch. x is 16-byte aligned; the
+ * workspace has the bytes the kernel asked for and holds garbage on entry. All work must be
+ * enqueued on `stream`: work left on another stream fails the kernel. */
+typedef struct {
+  const void* x;
+  const void* weight;
+  const void* bias;
+  void* y;
+  void* workspace;
+  void* stream;
+} nb_args;
+
+typedef struct {
+  int32_t op;              /* nb_op */
+  const char* id;          /* "<op>.<name>" */
+  const char* description; /* one line */
+  /* Returns 0 if the kernel supports the problem; otherwise non-zero with a reason written
+   * into `reason` (at most reason_size bytes, NUL-terminated). May be null: all supported. */
+  int (*unsupported)(const nb_problem* problem, const nb_device* device, char* reason,
+                     size_t reason_size);
+  /* Scratch device memory the kernel needs. May be null: none. */
+  size_t (*workspace_bytes)(const nb_problem* problem, const nb_device* device);
+  /* Enqueues the kernel on args->stream; returns a cudaError_t (0: success). */
+  int (*launch)(const nb_problem* problem, const nb_device* device, const nb_args* args);
+} nb_kernel;
+
+typedef struct {
+  uint32_t abi_version; /* NORMBENCH_PLUGIN_ABI_VERSION of the normbench that loads the plugin */
+  void* context;
+  /* Returns 0 when the kernel was taken, else non-zero (the plugin is then refused). */
+  int (*add_kernel)(void* context, const nb_kernel* kernel);
+} nb_registrar;
+
+/* The two symbols a plugin exports. */
+#define NORMBENCH_PLUGIN_ABI_VERSION_FUNCTION                                  \
+  NORMBENCH_PLUGIN_EXPORT uint32_t normbench_plugin_abi_version(void) {        \
+    return NORMBENCH_PLUGIN_ABI_VERSION;                                       \
+  }
+typedef uint32_t (*nb_abi_version_function)(void);
+typedef int (*nb_register_function)(const nb_registrar* registrar);
+
+#endif /* NORMBENCH_PLUGIN_H */
