@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   CommandContext context{std::vector<std::string>(argv, argv + argc)};
   add_run_command(app, context);
   add_list_command(app, context);
+  add_plan_command(app, context);
   add_compare_command(app, context);
   add_report_command(app, context);
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command.hpp"
+#include "app/cli/seed_option.hpp"
 #include "app/config/config.hpp"
 #include "app/plugin/plugin_loader.hpp"
 #include "app/render/report_table.hpp"
@@ -32,16 +33,6 @@ struct RunOptions {
   std::vector<std::string> plugins;
 };
 
-// CLI11's own range message for a 64-bit option prints a 300-digit double: say what it is.
-uint64_t parse_seed(const std::string& text) {
-  const std::string allowed = "allowed: an unsigned 64-bit integer, 0 to 18446744073709551615";
-  if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos)
-    throw UsageError("--seed " + text + ": not an integer; " + allowed);
-  if (text.size() == 20 && text > "18446744073709551615")
-    throw UsageError("--seed " + text + ": too large; " + allowed);
-  return std::stoull(text);
-}
-
 int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   const RunConfig config =
       o.config_path.empty() ? builtin_config() : load_config_file(o.config_path);
@@ -52,7 +43,7 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   settings.problem_filter = o.problems;
   settings.kernel_filter = o.kernels;
   if (o.trials > 0) settings.trials_override = o.trials;
-  if (!o.seed.empty()) settings.seed_override = parse_seed(o.seed);
+  if (!o.seed.empty()) settings.seed_override = parse_seed_option(o.seed);
   settings.timing = !o.no_timing;
   settings.device = o.device;
   settings.threads = o.threads > 0 ? o.threads : default_thread_count();

@@ -1,0 +1,111 @@
+// `normbench plan --config X [--json]`: the problems of a config as a run would make them,
+// without a GPU: every default resolved, the geometry, each trial's seed, the config hash and
+// the kernels registered for each op. Other tools (python/normbench_torch) read this instead
+// of parsing configs themselves.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/command.hpp"
+#include "app/cli/seed_option.hpp"
+#include "app/config/config.hpp"
+#include "app/inputs/inputs.hpp"
+#include "app/plugin/plugin_loader.hpp"
+#include "app/run/run_pipeline.hpp"
+#include "app/util/version.hpp"
+
+namespace normbench {
+
+namespace {
+
+using json = nlohmann::json;
+
+struct PlanOptions {
+  std::string config_path;
+  std::vector<std::string> problems;
+  std::vector<std::string> kernels;
+  int trials = 0;
+  std::string seed;  // empty: as configured
+  bool json = false;
+  std::vector<std::string> plugins;
+};
+
+json geometry_json(const ProblemShape& s) {
+  return {{"num_elements", s.num_elements}, {"num_segments", s.num_segments},
+          {"segment_size", s.segment_size}, {"channels", s.channels},
+          {"spatial", s.spatial},           {"param_size", s.param_size},
+          {"param_shape", param_shape(s)},  {"min_bytes", s.min_bytes()},
+          {"read_bytes", s.read_bytes()},   {"write_bytes", s.write_bytes()}};
+}
+
+int plan(const PlanOptions& o) {
+  const RunConfig config =
+      o.config_path.empty() ? builtin_config() : load_config_file(o.config_path);
+  std::vector<std::string> plugins = config.plugins;
+  plugins.insert(plugins.end(), o.plugins.begin(), o.plugins.end());
+  load_plugins(plugins);
+  RunSettings settings;
+  settings.problem_filter = o.problems;
+  settings.kernel_filter = o.kernels;
+  const auto planned = plan_run(config, settings);
+
+  json problems = json::array();
+  for (const PlannedProblem& p : planned) {
+    const ProblemConfig& c = *p.problem;
+    const int trials = o.trials > 0 ? o.trials : c.trials;
+    const uint64_t base = o.seed.empty() ? c.seed : parse_seed_option(o.seed);
+    json seeds = json::array();
+    for (int t = 0; t < trials; ++t) seeds.push_back(base + static_cast<uint64_t>(t));
+    json kernels = json::array();
+    for (const KernelVariant* k : p.kernels) kernels.push_back(k->id);
+    problems.push_back({{"id", c.id},
+                        {"resolved", c.resolved},
+                        {"geometry", geometry_json(c.shape)},
+                        {"trials", trials},
+                        {"seeds", seeds},
+                        {"kernels", kernels}});
+  }
+  const json out = {{"kind", "normbench-plan"},
+                    {"version", 1},
+                    {"tool", {{"name", "normbench"}, {"version", version()},
+                              {"git_revision", git_revision()}}},
+                    {"config", {{"name", config.name}, {"source", config.source},
+                                {"hash", config.hash}, {"resolved", config.resolved}}},
+                    {"problems", problems}};
+  if (o.json) {
+    std::puts(out.dump(2).c_str());
+    return 0;
+  }
+  fmt::print("config {} ({}), hash {}\n", config.name, config.source, config.hash);
+  for (const json& p : problems)
+    fmt::print("  {:<28} {:<22} {} x {} elements, {} trials, {} kernels\n",
+               p["id"].get<std::string>(), p["resolved"]["op"].get<std::string>(),
+               p["geometry"]["num_segments"].get<int64_t>(),
+               p["geometry"]["segment_size"].get<int64_t>(), p["trials"].get<int>(),
+               p["kernels"].size());
+  return 0;
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, CommandContext& context) {
+  auto o = std::make_shared<PlanOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "plan", "Print a config's problems as a run would make them: resolved settings, geometry, "
+              "seeds, config hash, kernels (no GPU needed)");
+  cmd->add_option("--config", o->config_path,
+                  "Config file (JSON); without it, the built-in configs/kernelbench.json");
+  cmd->add_option("--problem", o->problems, "Only this problem id (repeatable)");
+  cmd->add_option("--kernel", o->kernels, "Only this kernel id (repeatable)");
+  cmd->add_option("--trials", o->trials, "Override the trials of every problem")
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--seed", o->seed,
+                  "Override the seed of every problem (an unsigned 64-bit integer)");
+  cmd->add_option("--plugin", o->plugins, "Load kernels from this plugin too (repeatable)");
+  cmd->add_flag("--json", o->json, "Print as JSON (what tools read)");
+  cmd->callback([o, &context] { context.exit_code = plan(*o); });
+}
+
+}  // namespace normbench
