@@ -2,8 +2,8 @@
 # Build, test and benchmark normbench on a GPU machine in one go. GPU time is scarce: this
 # puts everything that belongs together into one call and keeps logs and reports as files.
 #
-#   scripts/gpu_check.sh [STEP...]    steps: build gpu-tests smoke edge bench adversarial
-#                                     sanitize (default: all, in that order)
+#   scripts/gpu_check.sh [STEP...]    steps: build gpu-tests smoke edge bench adversarial plugin
+#                                     submissions sanitize (default: all, in that order)
 # Outputs go to $OUT (default ./gpu-out): build.log, gpu-tests.log, <config>.json reports and
 # .txt tables, sanitizer logs. A short summary is printed last.
 set -uo pipefail
@@ -12,7 +12,7 @@ OUT=${OUT:-gpu-out}
 BUILD=${BUILD:-build-gpu}
 mkdir -p "$OUT"
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(build gpu-tests smoke edge bench adversarial sanitize)
+[ ${#steps[@]} -eq 0 ] && steps=(build gpu-tests smoke edge bench adversarial plugin submissions sanitize)
 summary=()
 
 run_config() {  # name, extra args...
@@ -41,6 +41,15 @@ for step in "${steps[@]}"; do
     smoke) run_config smoke ;;
     edge) run_config edge ;;
     bench) run_config kernelbench ;;
+    plugin)
+      # examples/plugin built against an installed normbench, run next to the built-in kernels.
+      ctest --test-dir "$BUILD" -R plugin_package_on_gpu --output-on-failure > "$OUT/plugin.log" 2>&1
+      summary+=("plugin example on the GPU: exit $?") ;;
+    submissions)
+      # tests/kernelbench: KernelBench-style submissions through python -m normbench_torch.
+      NORMBENCH="$BUILD/normbench" python3 tests/kernelbench/check_verdicts.py \
+        "$OUT/submissions.json" > "$OUT/submissions.txt" 2>&1
+      summary+=("kernelbench submissions: exit $? ($(tail -1 "$OUT/submissions.txt"))") ;;
     adversarial)
       # The deliberately wrong kernels of tests/adversarial in one run (exit 1 expected).
       "$BUILD/tests/normbench_adversarial" run --config tests/adversarial/adversarial.json \

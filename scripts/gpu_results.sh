@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The committed results of a GPU model, in one sitting on one machine: normbench on
 # configs/kernelbench.json, PyTorch eager and torch.compile on the same config and inputs
-# (scripts/torch_baseline.py, same timing method), and the merged speedup report.
+# (python -m normbench_torch, same inputs and timing method), and the merged speedup report.
 #
 #   scripts/bootstrap.sh && scripts/gpu_results.sh [OUT_DIR]
 #
@@ -16,7 +16,8 @@ mkdir -p "$out"
 status=0
 build/normbench run --config configs/kernelbench.json --out "$out/kernelbench.json" \
   > "$out/kernelbench.txt" 2>&1 || status=$?
-python3 scripts/torch_baseline.py --config configs/kernelbench.json \
+PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} python3 -m normbench_torch --normbench build/normbench \
+  --config configs/kernelbench.json \
   --out "$out/torch-kernelbench.json" > "$out/torch-kernelbench.txt" 2>&1 || status=$?
 for format in html md; do
   build/normbench report "$out/kernelbench.json" "$out/torch-kernelbench.json" \

@@ -67,24 +67,26 @@ int plan(const PlanOptions& o) {
                         {"seeds", seeds},
                         {"kernels", kernels}});
   }
-  const json out = {{"kind", "normbench-plan"},
-                    {"version", 1},
-                    {"tool", {{"name", "normbench"}, {"version", version()},
-                              {"git_revision", git_revision()}}},
-                    {"config", {{"name", config.name}, {"source", config.source},
-                                {"hash", config.hash}, {"resolved", config.resolved}}},
-                    {"problems", problems}};
+  const json out = {
+      {"kind", "normbench-plan"},
+      {"version", 1},
+      {"tool", {{"name", "normbench"}, {"version", version()}, {"git_revision", git_revision()}}},
+      {"config",
+       {{"name", config.name},
+        {"source", config.source},
+        {"hash", config.hash},
+        {"resolved", config.resolved}}},
+      {"problems", problems}};
   if (o.json) {
     std::puts(out.dump(2).c_str());
     return 0;
   }
   fmt::print("config {} ({}), hash {}\n", config.name, config.source, config.hash);
   for (const json& p : problems)
-    fmt::print("  {:<28} {:<22} {} x {} elements, {} trials, {} kernels\n",
-               p["id"].get<std::string>(), p["resolved"]["op"].get<std::string>(),
-               p["geometry"]["num_segments"].get<int64_t>(),
-               p["geometry"]["segment_size"].get<int64_t>(), p["trials"].get<int>(),
-               p["kernels"].size());
+    fmt::print(
+        "  {:<28} {:<22} {} x {} elements, {} trials, {} kernels\n", p["id"].get<std::string>(),
+        p["resolved"]["op"].get<std::string>(), p["geometry"]["num_segments"].get<int64_t>(),
+        p["geometry"]["segment_size"].get<int64_t>(), p["trials"].get<int>(), p["kernels"].size());
   return 0;
 }
 
@@ -93,8 +95,9 @@ int plan(const PlanOptions& o) {
 void add_plan_command(CLI::App& app, CommandContext& context) {
   auto o = std::make_shared<PlanOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "plan", "Print a config's problems as a run would make them: resolved settings, geometry, "
-              "seeds, config hash, kernels (no GPU needed)");
+      "plan",
+      "Print a config's problems as a run would make them: resolved settings, geometry, "
+      "seeds, config hash, kernels (no GPU needed)");
   cmd->add_option("--config", o->config_path,
                   "Config file (JSON); without it, the built-in configs/kernelbench.json");
   cmd->add_option("--problem", o->problems, "Only this problem id (repeatable)");

@@ -1,5 +1,5 @@
 // `normbench report`: merge run reports (a normbench run, a PyTorch run of
-// scripts/torch_baseline.py, ...) into one HTML page with charts or Markdown tables.
+// python -m normbench_torch, ...) into one HTML page with charts or Markdown tables.
 #include <memory>
 
 #include "app/cli/command.hpp"
@@ -71,7 +71,7 @@ void add_report_command(CLI::App& app, CommandContext& context) {
   ReportOptions& o = *options;
   CLI::App* cmd = app.add_subcommand(
       "report",
-      "Merge JSON reports (normbench run, scripts/torch_baseline.py) by problem into an HTML "
+      "Merge JSON reports (normbench run, python -m normbench_torch) by problem into an HTML "
       "page with charts or Markdown tables (no GPU needed)");
   cmd->add_option("reports", o.inputs, "Report files (JSON, schema_version 1)")->required();
   cmd->add_option("--out,-o", o.out, "Output: FILE.html, FILE.md, or - for standard output")

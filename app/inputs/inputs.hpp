@@ -1,6 +1,7 @@
 // Reproducible inputs. Element i of a tensor is a pure function of (seed, tensor name, i):
 // a SplitMix64 counter-based generator, so the values are the same for any thread count and
-// any chunking, and can be regenerated elsewhere (scripts/torch_baseline.py does, in NumPy).
+// any chunking, and can be regenerated elsewhere (python/normbench_torch does, in NumPy and
+// PyTorch).
 #pragma once
 
 #include <cstdint>

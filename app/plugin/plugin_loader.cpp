@@ -37,7 +37,8 @@ int add_kernel(void* context, const nb_kernel* k) {
   };
   if (!k) return refuse("add_kernel was given no kernel");
   if (k->op < NB_OP_LAYER_NORM || k->op > NB_OP_LAYER_NORM_GELU_SCALE)
-    return refuse("kernel op " + std::to_string(k->op) + " is unknown; allowed: 0 (layer_norm), 1 " +
+    return refuse("kernel op " + std::to_string(k->op) +
+                  " is unknown; allowed: 0 (layer_norm), 1 " +
                   "(group_norm), 2 (layer_norm_gelu_scale)");
   if (!k->id || !*k->id) return refuse("a kernel has no id");
   if (!k->launch) return refuse("kernel " + std::string(k->id) + " has no launch function");

@@ -39,20 +39,20 @@ typedef enum { NB_OP_LAYER_NORM = 0, NB_OP_GROUP_NORM = 1, NB_OP_LAYER_NORM_GELU
  * Weight and bias are per element of a row (LayerNorm) or per channel (GroupNorm): element i of
  * x uses parameter (i / spatial) % channels (GroupNorm) or i % segment_size (LayerNorm). */
 typedef struct {
-  int32_t op;             /* nb_op */
-  int32_t ndim;           /* dims of x */
-  const int64_t* shape;   /* x's shape, row-major contiguous */
+  int32_t op;           /* nb_op */
+  int32_t ndim;         /* dims of x */
+  const int64_t* shape; /* x's shape, row-major contiguous */
   int64_t num_elements;
-  int64_t num_segments;   /* rows or N * groups */
-  int64_t segment_size;   /* elements normalized together */
-  int64_t groups;         /* group_norm: G; else 0 */
-  int64_t channels;       /* group_norm: C; else 0 */
-  int64_t spatial;        /* group_norm: product of shape[2:]; else 1 */
-  int64_t param_size;     /* elements of weight and of bias */
+  int64_t num_segments; /* rows or N * groups */
+  int64_t segment_size; /* elements normalized together */
+  int64_t groups;       /* group_norm: G; else 0 */
+  int64_t channels;     /* group_norm: C; else 0 */
+  int64_t spatial;      /* group_norm: product of shape[2:]; else 1 */
+  int64_t param_size;   /* elements of weight and of bias */
   double eps;
-  double scale;           /* layer_norm_gelu_scale: the output is multiplied by it; else 1 */
-  int32_t affine;         /* 1: weight and bias are given; 0: they are null */
-  int32_t dtype;          /* 0: float32 (x, weight, bias and y) */
+  double scale;   /* layer_norm_gelu_scale: the output is multiplied by it; else 1 */
+  int32_t affine; /* 1: weight and bias are given; 0: they are null */
+  int32_t dtype;  /* 0: float32 (x, weight, bias and y) */
 } nb_problem;
 
 /* The device the kernel will run on. */
@@ -100,9 +100,9 @@ typedef struct {
 } nb_registrar;
 
 /* The two symbols a plugin exports. */
-#define NORMBENCH_PLUGIN_ABI_VERSION_FUNCTION                                  \
-  NORMBENCH_PLUGIN_EXPORT uint32_t normbench_plugin_abi_version(void) {        \
-    return NORMBENCH_PLUGIN_ABI_VERSION;                                       \
+#define NORMBENCH_PLUGIN_ABI_VERSION_FUNCTION                           \
+  NORMBENCH_PLUGIN_EXPORT uint32_t normbench_plugin_abi_version(void) { \
+    return NORMBENCH_PLUGIN_ABI_VERSION;                                \
   }
 typedef uint32_t (*nb_abi_version_function)(void);
 typedef int (*nb_register_function)(const nb_registrar* registrar);

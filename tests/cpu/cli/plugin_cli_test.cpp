@@ -77,9 +77,8 @@ TEST(PluginCli, BadPluginsAreRefusedNamingThePluginAndTheFault) {
     }
   }
   // The same plugin twice: its ids are then registered already.
-  const Outcome twice =
-      normbench("list --plugin '" + plugin("good") + "' --plugin '" + plugin("good") + "'",
-                dir.path());
+  const Outcome twice = normbench(
+      "list --plugin '" + plugin("good") + "' --plugin '" + plugin("good") + "'", dir.path());
   EXPECT_EQ(twice.exit_code, 2) << twice.output;
   EXPECT_TRUE(contains(twice.output, "is registered already (by " + plugin("good") + ")"))
       << twice.output;
@@ -93,9 +92,8 @@ TEST(PluginCli, AConfigsPluginsAreFoundNextToTheConfig) {
       "problems": [{"id": "a", "op": "layer_norm", "shape": [4], "normalized_shape": [4]}]})");
   // The plugin's kernel is known to --kernel only because the config's plugin was loaded; the
   // run then stops at the missing GPU (3) or runs (a GPU machine) but never refuses it (2).
-  const Outcome o =
-      normbench("run --config configs/c.json --kernel layer_norm.test_plugin --out r.json",
-                dir.path());
+  const Outcome o = normbench(
+      "run --config configs/c.json --kernel layer_norm.test_plugin --out r.json", dir.path());
   EXPECT_NE(o.exit_code, 2) << o.output;
   testing::write_text(dir.file("configs/bad.json"), R"({"name": "b", "plugins": ["nope.so"],
       "problems": [{"id": "a", "op": "layer_norm", "shape": [4], "normalized_shape": [4]}]})");

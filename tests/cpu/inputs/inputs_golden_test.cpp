@@ -1,5 +1,5 @@
-// Golden values of the input generator (app/core/inputs.cpp). scripts/torch_baseline.py
-// regenerates the same inputs in NumPy/PyTorch, and tests/python/test_torch_baseline_inputs.py
+// Golden values of the input generator (app/inputs/inputs.cpp). python/normbench_torch
+// regenerates the same inputs in NumPy/PyTorch, and tests/python/test_normbench_torch.py
 // checks it against these very numbers: if this test has to change, that one must too.
 #include <gtest/gtest.h>
 
