@@ -59,11 +59,20 @@ def escaped_work_us(torch):
     return (time.perf_counter() - done) * 1e6
 
 
-def escaped_failure(us):
-    if us <= ESCAPED_WORK_LIMIT_US:
+def escaped_limit_us(call_ms):
+    """Python's own synchronization costs more than normbench's C++ (37-67 us measured after
+    8 ms calls on the H100, against 1-15 us in C++): a call may leave the device busy for 50 us
+    or a tenth of its own event time, whichever is more. Work escaping to another stream
+    leaves the timed call itself nearly empty, so it still shows."""
+    return max(ESCAPED_WORK_LIMIT_US, 100.0 * call_ms)
+
+
+def escaped_failure(us, call_ms=0.0):
+    limit = escaped_limit_us(call_ms)
+    if us <= limit:
         return None
     return ("left work running outside the stream it was given: the device stayed busy %.0f us "
-            "after that stream finished (allowed: %.0f us)" % (us, ESCAPED_WORK_LIMIT_US))
+            "after that stream finished (allowed: %.0f us)" % (us, limit))
 
 
 def copy_floor_failure(median_ms, p, copy, l2_bytes):
@@ -110,10 +119,15 @@ def instantiate(ctx, candidate, p, k):
 
 
 def call_checked(ctx, k, tensors):
-    """One call; returns y, or None after recording why the call failed."""
+    """One call, timed by events and followed by the escaped-work measurement (kept in
+    k["escaped"] as (us, call ms)); returns y, or raises TypeError for a wrong output."""
     torch = ctx.torch
     x, w, b = tensors["x"], tensors.get("weight"), tensors.get("bias")
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
     y = k["instance"].call(x, w, b)
+    stop.record()
+    k["escaped"].append((escaped_work_us(torch), float(start.elapsed_time(stop))))
     problem = output_problem(torch, y, x)
     if problem:
         raise TypeError(problem)
@@ -155,7 +169,6 @@ def run_problem(ctx, p, candidates, results):
             try:
                 k["instance"].load(tensors.get("weight"), tensors.get("bias"))
                 y = call_checked(ctx, k, tensors)
-                k["escaped"].append(escaped_work_us(torch))
             except Exception as e:  # the candidate's code: raises, wrong outputs, CUDA faults
                 if is_cuda_failure(e):
                     fail(k, "error", "trial %d: %s: %s" % (trial, type(e).__name__, str(e)[:300]))
@@ -199,9 +212,10 @@ def run_problem(ctx, p, candidates, results):
 def check_second_call(ctx, p, k, tensors, y0):
     torch = ctx.torch
     y = call_checked(ctx, k, tensors)
-    k["escaped"].append(escaped_work_us(torch))
     k["deterministic"] = bool(torch.equal(y, y0))
-    why = escaped_failure(min(k["escaped"]))
+    # Judged over all checked calls: the one that stayed least over its allowance.
+    us, call_ms = min(k["escaped"], key=lambda e: e[0] - escaped_limit_us(e[1]))
+    why = escaped_failure(us, call_ms)
     if why:
         fail(k, "failed", why)
 
@@ -231,7 +245,7 @@ def time_candidate(ctx, p, k, tensors, y0):
     checks = {"outputs_checked": state["compared"] if deterministic else 2 if count > chosen else 1,
               "method": "bitwise" if deterministic else "reference",
               "escaped_work_us": sorted(escaped)[len(escaped) // 2]}
-    why = escaped_failure(checks["escaped_work_us"])
+    why = escaped_failure(checks["escaped_work_us"], summary["median_ms"])
     if not why and [fingerprint(torch, tensors.get(n)) for n in ("x", "weight", "bias")] != before:
         why = "modified its inputs"
     if not why and state["mismatch"] is not None:

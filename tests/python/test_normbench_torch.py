@@ -186,6 +186,8 @@ class Integrity(unittest.TestCase):
         from normbench_torch.runner import copy_floor_failure, escaped_failure
         self.assertIsNone(escaped_failure(50.0))
         self.assertIn("outside the stream it was given", escaped_failure(812.0))
+        self.assertIn("outside the stream it was given", escaped_failure(812.0, 0.01))
+        self.assertIsNone(escaped_failure(67.0, 8.2))  # PyTorch eager on A: an 8 ms call
         p = {"read_bytes": 302000000, "write_bytes": 268000000, "timing": {"flush_l2": True}}
         copy = {"gb_per_s": 3000.0}
         self.assertIsNone(copy_floor_failure(0.3, p, copy, 50000000))
