@@ -18,6 +18,15 @@ json WorkerClient::request(const json& message, double timeout_s) {
   ensure_running();
   try {
     process_->send(message);
+  } catch (const WorkerLost&) {
+    process_.reset();
+    throw;
+  }
+  return await_reply(timeout_s);
+}
+
+json WorkerClient::await_reply(double timeout_s) {
+  try {
     json reply = process_->receive(timeout_s);
     while (reply.contains("progress") || reply.contains("planning")) {
       if (reply.contains("planning")) planning_ = reply.at("planning").get<size_t>();
@@ -135,6 +144,31 @@ void WorkerClient::upload() {
   uploaded_ = false;
   harness_request({{"cmd", "upload"}});
   uploaded_ = true;
+}
+
+void WorkerClient::begin_upload() {
+  uploaded_ = false;
+  upload_sent_ = false;
+  ensure_running();
+  try {
+    process_->send({{"cmd", "upload"}});
+    upload_sent_ = true;
+  } catch (const WorkerLost&) {
+    process_.reset();  // finish_upload() uploads again, with a fresh worker
+  }
+}
+
+void WorkerClient::finish_upload() {
+  if (upload_sent_) {
+    upload_sent_ = false;
+    try {
+      await_reply(kHarnessTimeoutS);
+      uploaded_ = true;
+      return;
+    } catch (const WorkerLost&) {
+    }
+  }
+  upload();
 }
 
 LaunchReport WorkerClient::launch(size_t kernel, bool save_output, double timeout_s) {

@@ -38,6 +38,11 @@ class WorkerClient {
   LoadedProblem load_problem(size_t index);
   // Uploads the inputs now in shared memory.
   void upload();
+  // The same in two halves, so that the harness computes the reference meanwhile:
+  // begin_upload() sends the request, finish_upload() waits for it (and uploads again with a
+  // fresh worker if the first was lost).
+  void begin_upload();
+  void finish_upload();
 
   // Kernel requests: throw WorkerLost, naming what happened, when the worker was lost.
   // `timeout_s` bounds the wait for each message (each sample, when timing).
@@ -46,6 +51,7 @@ class WorkerClient {
 
  private:
   nlohmann::json request(const nlohmann::json& message, double timeout_s);
+  nlohmann::json await_reply(double timeout_s);
   nlohmann::json harness_request(const nlohmann::json& message);
   void ensure_running();
   void restore();
@@ -57,6 +63,7 @@ class WorkerClient {
   std::optional<size_t> problem_;  // loaded in the worker (to restore after a loss)
   std::vector<size_t> excluded_;   // kernels of problem_ not to plan (their planning crashed)
   bool uploaded_ = false;
+  bool upload_sent_ = false;        // begin_upload() sent a request finish_upload() has not awaited
   std::optional<size_t> planning_;  // the kernel the worker said it was planning last
 };
 
