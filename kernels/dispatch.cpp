@@ -7,6 +7,9 @@ KernelVariant make_dispatch_variant(Op op, std::string id, std::vector<DispatchR
   v.op = op;
   v.id = std::move(id);
   v.description = "dispatch:";
+  // Takes every format: each rule's variant is planned through plan_kernel, which declines the
+  // formats that variant does not accept.
+  v.accepts = Accepts::everything();
   for (size_t i = 0; i < rules.size(); ++i) {
     const std::string& target = rules[i].variant_id;
     v.description += (i ? ", " : " ") + target.substr(target.find('.') + 1) +

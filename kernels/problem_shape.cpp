@@ -1,7 +1,5 @@
 #include "kernels/problem_shape.hpp"
 
-#include <functional>
-#include <numeric>
 #include <utility>
 
 namespace normbench {
@@ -22,6 +20,10 @@ std::string_view op_name(Op op) {
       return "group_norm";
     case Op::layer_norm_gelu_scale:
       return "layer_norm_gelu_scale";
+    case Op::rms_norm:
+      return "rms_norm";
+    case Op::add_rms_norm:
+      return "add_rms_norm";
   }
   return "unknown";
 }
@@ -37,16 +39,66 @@ std::string_view op_description(Op op) {
     case Op::layer_norm:
       return "LayerNorm over the trailing normalized_shape dims, weight/bias of normalized_shape";
     case Op::group_norm:
-      return "GroupNorm over NCHW (any number of spatial dims), per-channel weight/bias";
+      return "GroupNorm over NCHW or channels-last (any number of spatial dims), per-channel "
+             "weight/bias";
     case Op::layer_norm_gelu_scale:
       return "LayerNorm, then exact (erf) GELU, then times a scalar `scale`";
+    case Op::rms_norm:
+      return "RMSNorm over the trailing normalized_shape dims (torch.nn.functional.rms_norm), "
+             "optional weight";
+    case Op::add_rms_norm:
+      return "s = x + residual, y = rms_norm(s): both s and y written";
   }
   return "";
 }
 
+std::string_view dtype_name(DType dtype) {
+  switch (dtype) {
+    case DType::float32:
+      return "float32";
+    case DType::bfloat16:
+      return "bfloat16";
+    case DType::float16:
+      return "float16";
+  }
+  return "unknown";
+}
+
+std::optional<DType> dtype_from_name(std::string_view name) {
+  for (DType d : kAllDTypes)
+    if (dtype_name(d) == name) return d;
+  return std::nullopt;
+}
+
+int64_t dtype_bytes(DType dtype) {
+  return dtype == DType::float32 ? 4 : 2;
+}
+
+double unit_roundoff(DType dtype) {
+  switch (dtype) {
+    case DType::float32:
+      return 0x1p-24;
+    case DType::bfloat16:
+      return 0x1p-8;
+    case DType::float16:
+      return 0x1p-11;
+  }
+  return 0.0;
+}
+
+std::string_view layout_name(Layout layout) {
+  return layout == Layout::nhwc ? "nhwc" : "nchw";
+}
+
+std::optional<Layout> layout_from_name(std::string_view name) {
+  if (name == "nchw") return Layout::nchw;
+  if (name == "nhwc") return Layout::nhwc;
+  return std::nullopt;
+}
+
 ProblemShape make_problem_shape(Op op, std::vector<int64_t> shape,
                                 std::vector<int64_t> normalized_shape, int64_t groups, double eps,
-                                double scale, bool affine) {
+                                double scale, bool affine, const ProblemFormat& format) {
   ProblemShape p;
   p.op = op;
   p.shape = std::move(shape);
@@ -55,6 +107,10 @@ ProblemShape make_problem_shape(Op op, std::vector<int64_t> shape,
   p.eps = eps;
   p.scale = scale;
   p.affine = affine;
+  p.dtype = format.dtype;
+  p.param_dtype = format.param_dtype;
+  p.layout = op == Op::group_norm ? format.layout : Layout::nchw;
+  p.has_bias = affine && format.has_bias && p.centered();
   p.num_elements = product(p.shape);
   if (op == Op::group_norm) {
     p.channels = p.shape.at(1);

@@ -1,10 +1,13 @@
 // The vocabulary shared by kernels, the reference and the harness: which normalization a
-// problem asks for and the geometry a kernel needs to compute it. Host-only, no CUDA.
+// problem asks for, in which element types and memory layout, and the geometry a kernel needs
+// to compute it. Host-only, no CUDA.
 //
-// Every op here normalizes contiguous "segments" of x: a LayerNorm row (the trailing
-// normalized dims) or a GroupNorm group (C/G channels times the spatial dims, contiguous in
-// NCHW). Weight and bias are indexed per element of a row (LayerNorm) or per channel
-// (GroupNorm); `param_index` below is the single definition of that mapping.
+// Every op normalizes "segments" of x: a LayerNorm/RMSNorm row (the trailing normalized dims)
+// or a GroupNorm group (C/G channels times the spatial dims). In the *logical* order (row-major
+// over `shape`, NCHW for GroupNorm) a segment is contiguous; a channels-last GroupNorm stores x
+// as (N, spatial..., C), so there a group is strided in memory. Weight and bias are indexed per
+// element of a row or per channel; `param_index` below is the single definition of that mapping
+// over logical indices.
 #pragma once
 
 #include <cstdint>
@@ -15,14 +18,31 @@
 
 namespace normbench {
 
-enum class Op { layer_norm, group_norm, layer_norm_gelu_scale };
+enum class Op { layer_norm, group_norm, layer_norm_gelu_scale, rms_norm, add_rms_norm };
 
-inline constexpr Op kAllOps[] = {Op::layer_norm, Op::group_norm, Op::layer_norm_gelu_scale};
+inline constexpr Op kAllOps[] = {Op::layer_norm, Op::group_norm, Op::layer_norm_gelu_scale,
+                                 Op::rms_norm, Op::add_rms_norm};
 
 std::string_view op_name(Op op);
 std::optional<Op> op_from_name(std::string_view name);
 // One line for `normbench list`.
 std::string_view op_description(Op op);
+
+// Element types of tensors in device memory. Kernels accumulate in float32 whatever the type.
+enum class DType { float32, bfloat16, float16 };
+inline constexpr DType kAllDTypes[] = {DType::float32, DType::bfloat16, DType::float16};
+std::string_view dtype_name(DType dtype);
+std::optional<DType> dtype_from_name(std::string_view name);
+int64_t dtype_bytes(DType dtype);
+// Half the distance between 1 and the next representable number: the largest relative error of
+// rounding to nearest (2^-24 float32, 2^-8 bfloat16, 2^-11 float16).
+double unit_roundoff(DType dtype);
+
+// How a GroupNorm's x and y lie in memory: NCHW (contiguous in the logical order) or
+// channels-last (N, spatial..., C), as torch.channels_last. Other ops are always contiguous.
+enum class Layout { nchw, nhwc };
+std::string_view layout_name(Layout layout);
+std::optional<Layout> layout_from_name(std::string_view name);
 
 // Integer division rounding up: chunks, tiles and blocks needed to cover a count.
 inline int64_t ceil_div(int64_t a, int64_t b) {
@@ -31,37 +51,66 @@ inline int64_t ceil_div(int64_t a, int64_t b) {
 
 struct ProblemShape {
   Op op = Op::layer_norm;
-  std::vector<int64_t> shape;             // full shape of x (row-major, contiguous)
-  std::vector<int64_t> normalized_shape;  // layer_norm ops: trailing dims normalized together
+  std::vector<int64_t> shape;             // logical shape of x (row-major; NCHW for GroupNorm)
+  std::vector<int64_t> normalized_shape;  // row ops: trailing dims normalized together
   int64_t groups = 0;                     // group_norm: number of groups
 
+  DType dtype = DType::float32;        // x, residual, y and s
+  DType param_dtype = DType::float32;  // weight and bias: dtype or float32
+  Layout layout = Layout::nchw;        // group_norm only
+
   int64_t num_elements = 0;
-  int64_t num_segments = 0;  // rows (layer_norm) or N * groups (group_norm)
+  int64_t num_segments = 0;  // rows, or N * groups
   int64_t segment_size = 0;  // elements normalized together
   int64_t channels = 0;      // group_norm: C = shape[1]
   int64_t spatial = 1;       // group_norm: product of shape[2:]
   int64_t param_size = 0;    // elements of weight and of bias
 
   double eps = 1e-5;
-  double scale = 1.0;  // layer_norm_gelu_scale: the output is multiplied by it
-  bool affine = true;
+  double scale = 1.0;    // layer_norm_gelu_scale: the output is multiplied by it
+  bool affine = true;    // a weight is given
+  bool has_bias = true;  // a bias is given (only with a weight; never for the RMSNorm ops)
 
-  // Index into weight/bias of element `i` of x.
+  // LayerNorm and GroupNorm subtract the mean; RMSNorm divides by the root mean square only.
+  bool centered() const { return op != Op::rms_norm && op != Op::add_rms_norm; }
+  // add_rms_norm reads a residual and writes s = x + residual besides y.
+  bool has_residual() const { return op == Op::add_rms_norm; }
+  bool channels_last() const { return layout == Layout::nhwc; }
+  // float32, contiguous, with weight and bias whenever affine: the format normbench's first
+  // kernels were written for (and all the registry hands a variant that declares nothing else).
+  bool is_classic() const {
+    return dtype == DType::float32 && param_dtype == DType::float32 && !channels_last() &&
+           has_bias == affine;
+  }
+
+  // Index into weight/bias of element `i` of x, in the logical order.
   int64_t param_index(int64_t i) const {
     return op == Op::group_norm ? (i / spatial) % channels : i % segment_size;
   }
-  // Minimum bytes a kernel must move: x read once, y written once, weight and bias read once.
+  // Minimum bytes a kernel must move: each input read once, each output written once.
   int64_t min_bytes() const { return read_bytes() + write_bytes(); }
   int64_t read_bytes() const {
-    return static_cast<int64_t>(sizeof(float)) * (num_elements + (affine ? 2 * param_size : 0));
+    const int64_t params = (affine ? 1 : 0) + (has_bias ? 1 : 0);
+    return dtype_bytes(dtype) * num_elements * (has_residual() ? 2 : 1) +
+           dtype_bytes(param_dtype) * param_size * params;
   }
-  int64_t write_bytes() const { return static_cast<int64_t>(sizeof(float)) * num_elements; }
+  int64_t write_bytes() const {
+    return dtype_bytes(dtype) * num_elements * (has_residual() ? 2 : 1);
+  }
+};
+
+// What a problem needs besides op and geometry; the defaults are the classic float32 problem.
+struct ProblemFormat {
+  DType dtype = DType::float32;
+  DType param_dtype = DType::float32;
+  Layout layout = Layout::nchw;
+  bool has_bias = true;  // ignored without affine and for the RMSNorm ops
 };
 
 // Fills the derived fields from op, shape, normalized_shape and groups. Assumes they were
 // validated (the config parser does that and names the offending JSON path).
 ProblemShape make_problem_shape(Op op, std::vector<int64_t> shape,
                                 std::vector<int64_t> normalized_shape, int64_t groups, double eps,
-                                double scale, bool affine);
+                                double scale, bool affine, const ProblemFormat& format = {});
 
 }  // namespace normbench

@@ -42,13 +42,14 @@ bool register_kernel(KernelVariant variant) {
 
 KernelVariant make_variant(Op op, std::string id, std::string description, LaunchFunction launch,
                            UnsupportedFunction unsupported, WorkspaceFunction workspace,
-                           bool is_baseline) {
+                           bool is_baseline, Accepts accepts) {
   if (!launch) throw std::logic_error("kernel '" + id + "' has no launch");
   KernelVariant v;
   v.op = op;
   v.id = std::move(id);
   v.description = std::move(description);
   v.is_baseline = is_baseline;
+  v.accepts = accepts;
   v.plan = [launch, unsupported, workspace](const ProblemShape& p, const DeviceCaps& d) {
     if (unsupported)
       if (auto why = unsupported(p, d)) return KernelPlan::declined(*why);
@@ -61,8 +62,9 @@ KernelVariant make_variant(Op op, std::string id, std::string description, Launc
 }
 
 KernelVariant planned_variant(Op op, std::string id, std::string description,
-                              decltype(KernelVariant::plan) plan) {
+                              decltype(KernelVariant::plan) plan, Accepts accepts) {
   KernelVariant v;
+  v.accepts = accepts;
   v.op = op;
   v.id = std::move(id);
   v.description = std::move(description);
@@ -80,10 +82,25 @@ const KernelVariant* find_kernel(const std::string& id) {
   return nullptr;
 }
 
+std::optional<std::string> declined_format(const KernelVariant& variant,
+                                           const ProblemShape& problem) {
+  if (variant.op != problem.op) return "kernel is for op " + std::string(op_name(variant.op));
+  const Accepts& a = variant.accepts;
+  if (!a.low_precision &&
+      (problem.dtype != DType::float32 || problem.param_dtype != DType::float32))
+    return std::string(
+               dtype_name(problem.dtype == DType::float32 ? problem.param_dtype : problem.dtype)) +
+           " data: this kernel takes float32 only";
+  if (!a.channels_last && problem.channels_last())
+    return std::string("channels-last layout: this kernel takes NCHW only");
+  if (!a.weight_without_bias && problem.affine && !problem.has_bias)
+    return std::string("a weight without a bias: this kernel takes weight and bias together");
+  return std::nullopt;
+}
+
 KernelPlan plan_kernel(const KernelVariant& variant, const ProblemShape& problem,
                        const DeviceCaps& device) {
-  if (variant.op != problem.op)
-    return KernelPlan::declined("kernel is for op " + std::string(op_name(variant.op)));
+  if (auto why = declined_format(variant, problem)) return KernelPlan::declined(*why);
   return variant.plan(problem, device);
 }
 

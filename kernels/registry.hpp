@@ -26,16 +26,29 @@ struct DeviceCaps {
   bool cooperative_launch = false;
 };
 
-// Device pointers and the stream for one launch. weight and bias are null when !affine.
-// x is 16-byte aligned (cudaMalloc); workspace has the bytes the variant asked for and holds
-// garbage on entry.
+// Device pointers and the stream for one launch. Every pointer is 256-byte aligned (cudaMalloc)
+// and of the problem's types: x, residual, y and sum of problem.dtype, in the problem's layout;
+// weight and bias of problem.param_dtype. workspace has the bytes the variant asked for and
+// holds garbage on entry.
 struct KernelArgs {
-  const float* x = nullptr;
-  const float* weight = nullptr;
-  const float* bias = nullptr;
-  float* y = nullptr;
+  const void* x = nullptr;
+  const void* residual = nullptr;  // add_rms_norm only, else null
+  const void* weight = nullptr;    // null when !affine
+  const void* bias = nullptr;      // null when !has_bias
+  void* y = nullptr;
+  void* sum = nullptr;  // add_rms_norm: where s = x + residual goes, else null
   void* workspace = nullptr;
   cudaStream_t stream = nullptr;
+};
+
+// The problems a variant takes beyond the classic ones (ProblemShape::is_classic). The registry
+// declines the others for it, with the reason, before its plan is asked: a variant written for
+// float32 NCHW never sees data it would misread.
+struct Accepts {
+  bool low_precision = false;        // bfloat16/float16 data, weight and bias in that or float32
+  bool channels_last = false;        // GroupNorm over NHWC
+  bool weight_without_bias = false;  // a weight and no bias (bias: false, the RMSNorm ops)
+  static Accepts everything() { return {true, true, true}; }
 };
 
 // What a variant decided for one problem on one device, computed once (as CUTLASS's
@@ -58,6 +71,7 @@ struct KernelVariant {
   std::string description;   // one line
   bool is_baseline = false;  // the naive kernel that speedups are measured against
   std::string origin;        // empty: built into normbench; else the plugin file it came from
+  Accepts accepts;           // the problems beyond the classic ones it takes
   // Plans `problem` on `device`. Called once per problem and device; no CUDA call.
   std::function<KernelPlan(const ProblemShape& problem, const DeviceCaps& device)> plan;
 };
@@ -77,19 +91,25 @@ bool register_kernel(KernelVariant variant);
 // and `workspace` once (null: every shape supported; no workspace) and launches with `launch`.
 KernelVariant make_variant(Op op, std::string id, std::string description, LaunchFunction launch,
                            UnsupportedFunction unsupported = nullptr,
-                           WorkspaceFunction workspace = nullptr, bool is_baseline = false);
+                           WorkspaceFunction workspace = nullptr, bool is_baseline = false,
+                           Accepts accepts = {});
 
 // A variant that computes a plan of its own (the split and lookahead kernels: how a segment is
 // cut over the SMs decides support, workspace and launch).
 KernelVariant planned_variant(Op op, std::string id, std::string description,
-                              decltype(KernelVariant::plan) plan);
+                              decltype(KernelVariant::plan) plan, Accepts accepts = {});
 
 // All variants, sorted by op, then baseline first, then id.
 const std::vector<KernelVariant>& registered_kernels();
 
 const KernelVariant* find_kernel(const std::string& id);
 
-// The variant's plan, declined with a reason when the variant is for another op.
+// Why `variant` does not take `problem`'s op or format, if it does not.
+std::optional<std::string> declined_format(const KernelVariant& variant,
+                                           const ProblemShape& problem);
+
+// The variant's plan, declined with a reason when the variant is for another op or does not
+// accept the problem's format.
 KernelPlan plan_kernel(const KernelVariant& variant, const ProblemShape& problem,
                        const DeviceCaps& device);
 

@@ -14,6 +14,15 @@ namespace normbench {
 
 namespace {
 
+// The ABI's numbers are normbench's enums' values.
+static_assert(NB_OP_ADD_RMS_NORM == static_cast<int>(Op::add_rms_norm) &&
+              NB_OP_RMS_NORM == static_cast<int>(Op::rms_norm) &&
+              NB_OP_LAYER_NORM_GELU_SCALE == static_cast<int>(Op::layer_norm_gelu_scale) &&
+              NB_OP_GROUP_NORM == static_cast<int>(Op::group_norm));
+static_assert(NB_DTYPE_BFLOAT16 == static_cast<int>(DType::bfloat16) &&
+              NB_DTYPE_FLOAT16 == static_cast<int>(DType::float16));
+static_assert(NB_LAYOUT_NHWC == static_cast<int>(Layout::nhwc));
+
 // A plugin's kernel as normbench keeps it: the strings copied, the callbacks as given.
 struct PluginKernel {
   Op op = Op::layer_norm;
@@ -36,10 +45,10 @@ int add_kernel(void* context, const nb_kernel* k) {
     return 1;
   };
   if (!k) return refuse("add_kernel was given no kernel");
-  if (k->op < NB_OP_LAYER_NORM || k->op > NB_OP_LAYER_NORM_GELU_SCALE)
+  if (k->op < NB_OP_LAYER_NORM || k->op > NB_OP_ADD_RMS_NORM)
     return refuse("kernel op " + std::to_string(k->op) +
-                  " is unknown; allowed: 0 (layer_norm), 1 " +
-                  "(group_norm), 2 (layer_norm_gelu_scale)");
+                  " is unknown; allowed: 0 (layer_norm), 1 (group_norm), 2 " +
+                  "(layer_norm_gelu_scale), 3 (rms_norm), 4 (add_rms_norm)");
   if (!k->id || !*k->id) return refuse("a kernel has no id");
   if (!k->launch) return refuse("kernel " + std::string(k->id) + " has no launch function");
   PluginKernel copy;
@@ -81,7 +90,10 @@ nb_problem to_plugin(const ProblemShape& p, const std::vector<int64_t>& shape) {
   n.eps = p.eps;
   n.scale = p.scale;
   n.affine = p.affine ? 1 : 0;
-  n.dtype = 0;
+  n.dtype = static_cast<int32_t>(p.dtype);
+  n.param_dtype = static_cast<int32_t>(p.param_dtype);
+  n.layout = static_cast<int32_t>(p.layout);
+  n.has_bias = p.has_bias ? 1 : 0;
   return n;
 }
 
@@ -91,6 +103,7 @@ KernelVariant variant_of(const PluginKernel& k, const std::string& origin) {
   v.id = k.id;
   v.description = k.description;
   v.origin = origin;
+  v.accepts = Accepts::everything();  // a plugin sees every format and declines for itself
   v.plan = [k](const ProblemShape& p, const DeviceCaps& d) {
     const auto shape = std::make_shared<const std::vector<int64_t>>(p.shape);
     const nb_problem problem = to_plugin(p, *shape);
@@ -105,7 +118,7 @@ KernelVariant variant_of(const PluginKernel& k, const std::string& origin) {
     KernelPlan plan;
     plan.workspace_bytes = k.workspace_bytes ? k.workspace_bytes(&problem, &device) : 0;
     plan.launch = [k, shape, problem, device](const KernelArgs& a) {
-      const nb_args args{a.x, a.weight, a.bias, a.y, a.workspace, a.stream};
+      const nb_args args{a.x, a.residual, a.weight, a.bias, a.y, a.sum, a.workspace, a.stream};
       return static_cast<cudaError_t>(k.launch(&problem, &device, &args));
     };
     return plan;

@@ -91,10 +91,10 @@ bool ProblemSession::inputs_unchanged() {
 
 KernelArgs ProblemSession::args() const {
   KernelArgs a;
-  a.x = x_.as<float>();
-  a.weight = problem_.shape.affine ? weight_.as<float>() : nullptr;
-  a.bias = problem_.shape.affine ? bias_.as<float>() : nullptr;
-  a.y = y_.as<float>();
+  a.x = x_.get();
+  a.weight = problem_.shape.affine ? weight_.get() : nullptr;
+  a.bias = problem_.shape.affine ? bias_.get() : nullptr;
+  a.y = y_.get();
   a.workspace = workspace_.get();
   a.stream = device_.stream;
   return a;

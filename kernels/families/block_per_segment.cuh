@@ -138,10 +138,10 @@ cudaError_t launch_block_per_segment(const ProblemShape& p, const DeviceCaps& de
       static_cast<unsigned>(p.num_segments < max_blocks ? p.num_segments : max_blocks);
   if (p.segment_size % 4 == 0)
     block_per_segment_kernel<4><<<blocks, kBlockPerSegmentThreads, 0, args.stream>>>(
-        args.x, args.y, params, epilogue, p.num_segments, p.segment_size, p.eps);
+        x_f32(args), y_f32(args), params, epilogue, p.num_segments, p.segment_size, p.eps);
   else
     block_per_segment_kernel<1><<<blocks, kBlockPerSegmentThreads, 0, args.stream>>>(
-        args.x, args.y, params, epilogue, p.num_segments, p.segment_size, p.eps);
+        x_f32(args), y_f32(args), params, epilogue, p.num_segments, p.segment_size, p.eps);
   return cudaGetLastError();
 }
 

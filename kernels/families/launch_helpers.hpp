@@ -12,12 +12,22 @@
 
 namespace normbench::kernels {
 
+// The float32 tensors of a classic problem's launch: all the registry hands the variants that
+// accept nothing beyond the classic format (kernels/registry.hpp, Accepts).
+inline const float* x_f32(const KernelArgs& args) {
+  return static_cast<const float*>(args.x);
+}
+inline float* y_f32(const KernelArgs& args) {
+  return static_cast<float*>(args.y);
+}
+
 inline RowParams row_params(const KernelArgs& args) {
-  return {args.weight, args.bias};
+  return {static_cast<const float*>(args.weight), static_cast<const float*>(args.bias)};
 }
 
 inline ChannelParams channel_params(const ProblemShape& p, const KernelArgs& args) {
-  return {args.weight, args.bias, p.groups, p.channels / p.groups, p.spatial};
+  return {static_cast<const float*>(args.weight), static_cast<const float*>(args.bias), p.groups,
+          p.channels / p.groups, p.spatial};
 }
 
 // The naive and general kernels use erff; the fast ones the branch-free polynomial erf.

@@ -18,7 +18,7 @@ template <class Params, class Epilogue>
 cudaError_t launch_naive(const ProblemShape& p, const KernelArgs& args, Params params,
                          Epilogue epilogue) {
   naive_kernel<<<static_cast<unsigned>(p.num_segments), kNaiveThreads, 0, args.stream>>>(
-      args.x, args.y, params, epilogue, p.segment_size, p.eps);
+      x_f32(args), y_f32(args), params, epilogue, p.segment_size, p.eps);
   return cudaGetLastError();
 }
 

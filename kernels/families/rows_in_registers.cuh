@@ -95,8 +95,8 @@ cudaError_t launch_rows_in_registers_as(const ProblemShape& p, const KernelArgs&
   const int64_t blocks = std::min<int64_t>(ceil_div(p.num_segments, kRowsPerBlock), 0x7fffffff);
   rows_in_registers_kernel<kLanes, kVecs>
       <<<static_cast<unsigned>(blocks), kRowsInRegistersThreads, 0, args.stream>>>(
-          args.x, args.y, params, epilogue, p.num_segments, static_cast<int>(p.segment_size),
-          static_cast<float>(p.eps));
+          x_f32(args), y_f32(args), params, epilogue, p.num_segments,
+          static_cast<int>(p.segment_size), static_cast<float>(p.eps));
   return cudaGetLastError();
 }
 

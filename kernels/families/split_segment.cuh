@@ -111,8 +111,8 @@ cudaError_t launch_split_segment(const ProblemShape& p, const SplitPlan& plan,
   error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                static_cast<int>(plan.smem_bytes));
   if (error != cudaSuccess) return error;
-  const float* x = args.x;
-  float* y = args.y;
+  const float* x = x_f32(args);
+  float* y = y_f32(args);
   int64_t num_segments = p.num_segments, segment_size = p.segment_size;
   int blocks_per_segment = plan.blocks_per_segment, sets = plan.sets;
   double eps = p.eps;

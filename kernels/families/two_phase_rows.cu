@@ -75,9 +75,9 @@ cudaError_t launch_row_statistics(const ProblemShape& p, const KernelArgs& args,
   *stats = reinterpret_cast<SegmentStats*>(static_cast<char*>(args.workspace) +
                                            two_phase_stats_offset(p));
   tile_stats_kernel<<<static_cast<unsigned>(p.num_segments * tiles), kTileThreads, 0,
-                      args.stream>>>(args.x, p.segment_size, tiles, partials);
+                      args.stream>>>(x_f32(args), p.segment_size, tiles, partials);
   merge_row_stats_kernel<<<static_cast<unsigned>(p.num_segments), kTileThreads, 0, args.stream>>>(
-      args.x, p.segment_size, tiles, partials, p.eps, *stats);
+      x_f32(args), p.segment_size, tiles, partials, p.eps, *stats);
   return cudaGetLastError();
 }
 

@@ -107,8 +107,8 @@ cudaError_t launch_two_phase_rows(const ProblemShape& p, const DeviceCaps& devic
   const int64_t rows_per_block = ceil_div(p.num_segments, row_groups);
   const int64_t blocks = column_tiles * ceil_div(p.num_segments, rows_per_block);
   normalize_columns_kernel<<<static_cast<unsigned>(blocks), kColumnThreads, 0, args.stream>>>(
-      args.x, args.y, row_params(args), epilogue, p.num_segments, p.segment_size, rows_per_block,
-      stats);
+      x_f32(args), y_f32(args), row_params(args), epilogue, p.num_segments, p.segment_size,
+      rows_per_block, stats);
   return cudaGetLastError();
 }
 

@@ -337,7 +337,7 @@ cudaError_t launch_lookahead_groups(const ProblemShape& p, const LookaheadPlan& 
   error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                static_cast<int>(plan.smem_bytes));
   if (error != cudaSuccess) return error;
-  LookaheadArgs a{args.x,           args.y,           p.num_segments,
+  LookaheadArgs a{x_f32(args),      y_f32(args),      p.num_segments,
                   p.segment_size,   plan.piece_vecs,  plan.chunks_per_segment,
                   plan.lead_chunks, plan.ring_chunks, p.eps,
                   partials,         arrivals};

@@ -102,8 +102,9 @@ cudaError_t launch_rows(const ProblemShape& p, const DeviceCaps&, const KernelAr
   const int64_t rows = mistake == Mistake::skip_last_row ? p.num_segments - 1 : p.num_segments;
   if (rows > 0)
     rows_kernel<mistake><<<static_cast<unsigned>(rows), kThreads, 0, a.stream>>>(
-        a.x, a.weight, a.bias, a.y, p.segment_size, p.eps, p.op == Op::layer_norm_gelu_scale,
-        static_cast<float>(p.scale));
+        static_cast<const float*>(a.x), static_cast<const float*>(a.weight),
+        static_cast<const float*>(a.bias), static_cast<float*>(a.y), p.segment_size, p.eps,
+        p.op == Op::layer_norm_gelu_scale, static_cast<float>(p.scale));
   return cudaGetLastError();
 }
 
@@ -141,19 +142,20 @@ __global__ void write_at(float* y, int64_t index) {
 
 cudaError_t writes_after_y(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
   if (cudaError_t e = correct(p, d, a); e != cudaSuccess) return e;
-  write_at<<<1, 1, 0, a.stream>>>(a.y, p.num_elements);
+  write_at<<<1, 1, 0, a.stream>>>(static_cast<float*>(a.y), p.num_elements);
   return cudaGetLastError();
 }
 
 cudaError_t writes_before_y(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
   if (cudaError_t e = correct(p, d, a); e != cudaSuccess) return e;
-  write_at<<<1, 1, 0, a.stream>>>(a.y, -1);
+  write_at<<<1, 1, 0, a.stream>>>(static_cast<float*>(a.y), -1);
   return cudaGetLastError();
 }
 
 cudaError_t illegal_address(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
   if (cudaError_t e = correct(p, d, a); e != cudaSuccess) return e;
-  write_at<<<1, 1, 0, a.stream>>>(a.y, int64_t{1} << 40);  // 4 TB past y: no memory there
+  write_at<<<1, 1, 0, a.stream>>>(static_cast<float*>(a.y),
+                                  int64_t{1} << 40);  // 4 TB past y: no memory there
   return cudaGetLastError();
 }
 
@@ -190,7 +192,7 @@ __global__ void shift_inputs(float* x) {
 cudaError_t sum_preserving_input_change(const ProblemShape& p, const DeviceCaps& d,
                                         const KernelArgs& a) {
   if (cudaError_t e = correct(p, d, a); e != cudaSuccess) return e;
-  shift_inputs<<<1, 1, 0, a.stream>>>(const_cast<float*>(a.x));
+  shift_inputs<<<1, 1, 0, a.stream>>>(static_cast<float*>(const_cast<void*>(a.x)));
   return cudaGetLastError();
 }
 

@@ -41,18 +41,20 @@ cudaError_t half_written(const ProblemShape& p, const DeviceCaps&, const KernelA
 
 cudaError_t off_by_3e5(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
   if (cudaError_t e = correct(p, d, a); e != cudaSuccess) return e;
-  add_to_output<<<64, 256, 0, a.stream>>>(a.y, p.num_elements, 3e-5f, p.num_elements);
+  add_to_output<<<64, 256, 0, a.stream>>>(static_cast<float*>(a.y), p.num_elements, 3e-5f,
+                                          p.num_elements);
   return cudaGetLastError();
 }
 
 cudaError_t mutates_input(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
   if (cudaError_t e = correct(p, d, a); e != cudaSuccess) return e;
-  flip_first_input<<<1, 1, 0, a.stream>>>(const_cast<float*>(a.x));
+  flip_first_input<<<1, 1, 0, a.stream>>>(static_cast<float*>(const_cast<void*>(a.x)));
   return cudaGetLastError();
 }
 
 cudaError_t refused(const ProblemShape&, const DeviceCaps&, const KernelArgs& a) {
-  add_to_output<<<1, 4096, 0, a.stream>>>(a.y, 0, 0.0f, 0);  // 4096 threads: invalid
+  add_to_output<<<1, 4096, 0, a.stream>>>(static_cast<float*>(a.y), 0, 0.0f,
+                                          0);  // 4096 threads: invalid
   return cudaGetLastError();
 }
 

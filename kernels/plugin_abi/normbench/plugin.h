@@ -32,12 +32,27 @@
 #define NORMBENCH_PLUGIN_EXPORT NORMBENCH_EXTERN_C __attribute__((visibility("default")))
 
 /* The operations, as in configs ("op"). */
-typedef enum { NB_OP_LAYER_NORM = 0, NB_OP_GROUP_NORM = 1, NB_OP_LAYER_NORM_GELU_SCALE = 2 } nb_op;
+typedef enum {
+  NB_OP_LAYER_NORM = 0,
+  NB_OP_GROUP_NORM = 1,
+  NB_OP_LAYER_NORM_GELU_SCALE = 2,
+  NB_OP_RMS_NORM = 3,    /* y = x / sqrt(mean(x^2) + eps) * weight; no bias */
+  NB_OP_ADD_RMS_NORM = 4 /* s = x + residual (written to args->sum), y = rms_norm(s) */
+} nb_op;
 
-/* One problem's geometry. Every op normalizes contiguous segments of x: a LayerNorm row (the
- * trailing normalized dims) or a GroupNorm group (C/G channels times the spatial dims, NCHW).
- * Weight and bias are per element of a row (LayerNorm) or per channel (GroupNorm): element i of
- * x uses parameter (i / spatial) % channels (GroupNorm) or i % segment_size (LayerNorm). */
+/* Element types ("dtype", "param_dtype"): kernels accumulate in float32 whatever the type. */
+typedef enum { NB_DTYPE_FLOAT32 = 0, NB_DTYPE_BFLOAT16 = 1, NB_DTYPE_FLOAT16 = 2 } nb_dtype;
+
+/* How a GroupNorm's x and y lie in memory ("layout"); every other op is contiguous. */
+typedef enum { NB_LAYOUT_NCHW = 0, NB_LAYOUT_NHWC = 1 } nb_layout;
+
+/* One problem's geometry. Every op normalizes segments of x: a row (the trailing normalized
+ * dims) or a GroupNorm group (C/G channels times the spatial dims). In the logical order
+ * (row-major over shape, NCHW) element i of x uses parameter (i / spatial) % channels
+ * (GroupNorm) or i % segment_size (the row ops). A channels-last GroupNorm stores x and y as
+ * (N, spatial..., C): there memory index i is channel i % channels. A kernel that does not
+ * handle a problem's op, dtype, layout or affine flags declines it in `unsupported`; normbench
+ * hands plugins every problem of their op. */
 typedef struct {
   int32_t op;           /* nb_op */
   int32_t ndim;         /* dims of x */
@@ -50,9 +65,12 @@ typedef struct {
   int64_t spatial;      /* group_norm: product of shape[2:]; else 1 */
   int64_t param_size;   /* elements of weight and of bias */
   double eps;
-  double scale;   /* layer_norm_gelu_scale: the output is multiplied by it; else 1 */
-  int32_t affine; /* 1: weight and bias are given; 0: they are null */
-  int32_t dtype;  /* 0: float32 (x, weight, bias and y) */
+  double scale;        /* layer_norm_gelu_scale: the output is multiplied by it; else 1 */
+  int32_t affine;      /* 1: a weight is given; 0: weight (and bias) are null */
+  int32_t dtype;       /* nb_dtype of x, residual, y and sum */
+  int32_t param_dtype; /* nb_dtype of weight and bias: dtype or float32 */
+  int32_t layout;      /* nb_layout; NB_LAYOUT_NCHW for every op but group_norm */
+  int32_t has_bias;    /* 1: a bias is given (only with a weight; never for the RMSNorm ops) */
 } nb_problem;
 
 /* The device the kernel will run on. */
@@ -66,14 +84,16 @@ typedef struct {
   int32_t cooperative_launch; /* 1 if supported */
 } nb_device;
 
-/* Device pointers and the stream (a cudaStream_t) of one launch. x is 16-byte aligned; the
- * workspace has the bytes the kernel asked for and holds garbage on entry. All work must be
- * enqueued on `stream`: work left on another stream fails the kernel. */
+/* Device pointers and the stream (a cudaStream_t) of one launch. Every pointer is 256-byte
+ * aligned; the workspace has the bytes the kernel asked for and holds garbage on entry. All
+ * work must be enqueued on `stream`: work left on another stream fails the kernel. */
 typedef struct {
   const void* x;
-  const void* weight;
-  const void* bias;
+  const void* residual; /* add_rms_norm: of x's shape and dtype; else null */
+  const void* weight;   /* null when !affine */
+  const void* bias;     /* null when !has_bias */
   void* y;
+  void* sum; /* add_rms_norm: where s = x + residual goes; else null */
   void* workspace;
   void* stream;
 } nb_args;
