@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "reference/low_precision.hpp"
 #include "reference/parallel_chunks.hpp"
 
 namespace normbench {
@@ -20,15 +21,37 @@ double gelu_exact(double v) {
   return 0.5 * v * (1.0 + std::erf(v * M_SQRT1_2));
 }
 
-NormalizationReference::NormalizationReference(const ProblemShape& problem, const float* x,
-                                               const float* weight, const float* bias, int threads)
+const char* output_name(Output output) {
+  return output == Output::sum ? "s" : "y";
+}
+
+std::vector<Output> problem_outputs(const ProblemShape& problem) {
+  if (problem.has_residual()) return {Output::y, Output::sum};
+  return {Output::y};
+}
+
+NormalizationReference::NormalizationReference(const ProblemShape& problem,
+                                               const ReferenceInputs& inputs, int threads)
     : problem_(problem),
-      x_(x),
-      weight_(weight),
-      bias_(bias),
+      inputs_(inputs),
+      normalized_input_(inputs.x),
       pieces_per_segment_(ceil_div(problem.segment_size, kPieceElements)),
       mean_(static_cast<size_t>(problem.num_segments)),
       rstd_(static_cast<size_t>(problem.num_segments)) {
+  if (problem.has_residual()) {
+    // s as a tensor of the dtype holds it: the float32 sum, rounded once to the dtype.
+    rounded_sum_.resize(static_cast<size_t>(problem.num_elements));
+    parallel_for_chunks(
+        problem.num_elements, kPieceElements * 16,
+        [&](int64_t, int64_t first, int64_t last) {
+          for (int64_t i = first; i < last; ++i)
+            rounded_sum_[static_cast<size_t>(i)] =
+                round_to_dtype(inputs.x[i] + inputs.residual[i], problem.dtype);
+        },
+        threads);
+    normalized_input_ = rounded_sum_.data();
+  }
+  const float* input = normalized_input_;
   // Per-piece partial sums, combined per segment in piece order: the same result for any
   // number of threads.
   std::vector<double> partial(static_cast<size_t>(num_pieces()));
@@ -48,16 +71,18 @@ NormalizationReference::NormalizationReference(const ProblemShape& problem, cons
         threads);
   };
 
-  // Pass 1: the mean.
-  parallel_for_chunks(
-      num_pieces(), pieces_per_chunk(),
-      [&](int64_t, int64_t first, int64_t last) {
-        for (int64_t p = first; p < last; ++p)
-          partial[static_cast<size_t>(p)] =
-              piece_of(x_, piece_begin(p), piece_end(p)).cast<double>().sum();
-      },
-      threads);
-  combine(mean_, [&](double sum) { return sum / n; });
+  // Pass 1: the mean (RMSNorm: none, its "variance" is the mean square).
+  if (problem.centered()) {
+    parallel_for_chunks(
+        num_pieces(), pieces_per_chunk(),
+        [&](int64_t, int64_t first, int64_t last) {
+          for (int64_t p = first; p < last; ++p)
+            partial[static_cast<size_t>(p)] =
+                piece_of(input, piece_begin(p), piece_end(p)).cast<double>().sum();
+        },
+        threads);
+    combine(mean_, [&](double sum) { return sum / n; });
+  }
 
   // Pass 2: the biased variance around that mean, then rstd as PyTorch: 1 / sqrt(var + eps).
   parallel_for_chunks(
@@ -66,7 +91,7 @@ NormalizationReference::NormalizationReference(const ProblemShape& problem, cons
         for (int64_t p = first; p < last; ++p) {
           const double m = mean_[static_cast<size_t>(p / pieces_per_segment_)];
           partial[static_cast<size_t>(p)] =
-              (piece_of(x_, piece_begin(p), piece_end(p)).cast<double>() - m).square().sum();
+              (piece_of(input, piece_begin(p), piece_end(p)).cast<double>() - m).square().sum();
         }
       },
       threads);
@@ -87,25 +112,33 @@ int64_t NormalizationReference::pieces_per_chunk() const {
   return std::max<int64_t>(1, kPieceElements / std::min(kPieceElements, problem_.segment_size));
 }
 
-void NormalizationReference::expected(int64_t begin, int64_t n, double* out) const {
+void NormalizationReference::expected(Output output, int64_t begin, int64_t n, double* out) const {
+  Eigen::Map<Eigen::ArrayXd> y(out, static_cast<Eigen::Index>(n));
+  if (output == Output::sum) {
+    y = piece_of(inputs_.x, begin, begin + n).cast<double>() +
+        piece_of(inputs_.residual, begin, begin + n).cast<double>();
+    return;
+  }
   const int64_t segment = begin / problem_.segment_size;
   const double m = mean_[static_cast<size_t>(segment)];
   const double r = rstd_[static_cast<size_t>(segment)];
-  Eigen::Map<Eigen::ArrayXd> y(out, static_cast<Eigen::Index>(n));
-  y = (piece_of(x_, begin, begin + n).cast<double>() - m) * r;
+  y = (piece_of(normalized_input_, begin, begin + n).cast<double>() - m) * r;
+  const float* weight = inputs_.weight;
+  const float* bias = problem_.has_bias ? inputs_.bias : nullptr;
   if (problem_.affine) {
     if (problem_.op == Op::group_norm) {
       // Per channel: walk the runs of elements that share one.
       for (int64_t i = 0; i < n;) {
         const int64_t c = problem_.param_index(begin + i);
         const int64_t run = std::min(n - i, problem_.spatial - (begin + i) % problem_.spatial);
-        y.segment(i, run) =
-            y.segment(i, run) * static_cast<double>(weight_[c]) + static_cast<double>(bias_[c]);
+        y.segment(i, run) = y.segment(i, run) * static_cast<double>(weight[c]) +
+                            (bias ? static_cast<double>(bias[c]) : 0.0);
         i += run;
       }
     } else {
       const int64_t p = problem_.param_index(begin);  // a piece never wraps around a row
-      y = y * piece_of(weight_, p, p + n).cast<double>() + piece_of(bias_, p, p + n).cast<double>();
+      y = y * piece_of(weight, p, p + n).cast<double>();
+      if (bias) y += piece_of(bias, p, p + n).cast<double>();
     }
   }
   if (problem_.op == Op::layer_norm_gelu_scale)

@@ -1,6 +1,10 @@
-// The CPU reference for every op, in double precision: two-pass mean and biased variance per
+// The CPU reference for every op, in double precision on the exact input values (low-precision
+// inputs are floats holding representable values): two-pass mean and biased variance per
 // segment, rstd = 1 / sqrt(var + eps) as PyTorch computes it, then the affine transform and,
-// for layer_norm_gelu_scale, exact GELU 0.5 v (1 + erf(v / sqrt 2)) times scale.
+// for layer_norm_gelu_scale, exact GELU 0.5 v (1 + erf(v / sqrt 2)) times scale. RMSNorm
+// skips the mean: rstd = 1 / sqrt(mean(x^2) + eps). add_rms_norm has two outputs: s, whose
+// reference is the exact x + residual, and y = rms_norm(s) of s as the kernel's dtype holds it:
+// the float32 sum rounded once to the dtype, as PyTorch computes `x + residual`.
 //
 // It keeps only per-segment statistics (16 bytes a segment) and computes expected outputs on
 // demand, piece by piece: problem B's input is 7.5 GB, and a double copy of it would be 15 GB.
@@ -13,22 +17,39 @@
 
 namespace normbench {
 
+// The outputs an op writes: y always, s = x + residual for add_rms_norm.
+enum class Output { y, sum };
+const char* output_name(Output output);  // "y", "s"
+std::vector<Output> problem_outputs(const ProblemShape& problem);
+
+// The inputs in the logical order; null where the problem has none.
+struct ReferenceInputs {
+  const float* x = nullptr;
+  const float* residual = nullptr;
+  const float* weight = nullptr;
+  const float* bias = nullptr;
+};
+
 class NormalizationReference {
  public:
   // Elements per piece: segments longer than this are processed in pieces of this size.
   static constexpr int64_t kPieceElements = 1 << 16;
 
-  // Computes the statistics of every segment of x on `threads` threads. The pointers must
-  // outlive this object; weight and bias are null when !problem.affine.
+  // Computes the statistics of every segment on `threads` threads. The pointers must outlive
+  // this object.
+  NormalizationReference(const ProblemShape& problem, const ReferenceInputs& inputs, int threads);
   NormalizationReference(const ProblemShape& problem, const float* x, const float* weight,
-                         const float* bias, int threads);
+                         const float* bias, int threads)
+      : NormalizationReference(problem, ReferenceInputs{x, nullptr, weight, bias}, threads) {}
 
   const ProblemShape& problem() const { return problem_; }
   double mean(int64_t segment) const { return mean_[static_cast<size_t>(segment)]; }
   double rstd(int64_t segment) const { return rstd_[static_cast<size_t>(segment)]; }
 
-  // Expected outputs of elements [begin, begin + n), which must lie inside one segment.
-  void expected(int64_t begin, int64_t n, double* out) const;
+  // Expected values of `output` at elements [begin, begin + n), which must lie inside one
+  // segment.
+  void expected(Output output, int64_t begin, int64_t n, double* out) const;
+  void expected(int64_t begin, int64_t n, double* out) const { expected(Output::y, begin, n, out); }
 
   // The work items the reference and the verifier walk: piece p covers elements
   // [piece_begin(p), piece_end(p)) of one segment. Their number and bounds depend only on the
@@ -41,9 +62,10 @@ class NormalizationReference {
 
  private:
   ProblemShape problem_;
-  const float* x_;
-  const float* weight_;
-  const float* bias_;
+  ReferenceInputs inputs_;
+  // What is normalized: x, or for add_rms_norm the rounded sum, owned here.
+  std::vector<float> rounded_sum_;
+  const float* normalized_input_;
   int64_t pieces_per_segment_;
   std::vector<double> mean_;
   std::vector<double> rstd_;

@@ -22,8 +22,10 @@ std::optional<std::string> damage_text(const GuardDamage& d, const char* what) {
 }
 }  // namespace
 
-std::optional<std::string> guard_failure(const GuardDamage& output, const GuardDamage& workspace) {
+std::optional<std::string> guard_failure(const GuardDamage& output, const GuardDamage& workspace,
+                                         const GuardDamage& sum) {
   if (auto text = damage_text(output, "output")) return text;
+  if (auto text = damage_text(sum, "output s")) return text;
   return damage_text(workspace, "workspace");
 }
 

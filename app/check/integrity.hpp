@@ -18,8 +18,10 @@ struct GuardDamage {
   bool any() const { return before_bytes + after_bytes > 0; }
 };
 
-// "wrote outside its output: 4 bytes after it (up to 4 bytes past the end)".
-std::optional<std::string> guard_failure(const GuardDamage& output, const GuardDamage& workspace);
+// "wrote outside its output: 4 bytes after it (up to 4 bytes past the end)"; `sum` is the
+// guard of add_rms_norm's second output s ("wrote outside its output s: ...").
+std::optional<std::string> guard_failure(const GuardDamage& output, const GuardDamage& workspace,
+                                         const GuardDamage& sum = {});
 
 // After the stream the kernel was given has finished, the device may stay busy for the time a
 // cudaDeviceSynchronize call takes (a few microseconds). Longer means the kernel left work on

@@ -1,9 +1,11 @@
-// Element-wise verification of a kernel's output against the reference:
+// Element-wise verification of a kernel's outputs against the reference:
 // |y - ref| <= atol + rtol * |ref|, with NaN or Inf in y passing only where ref has the same.
+// Outputs are read as floats in the logical order (app/inputs/tensor_encoding.hpp decodes them).
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "app/config/config.hpp"
@@ -16,6 +18,15 @@ struct Mismatch {
   std::vector<int64_t> coords;
   float value = 0.0f;
   double expected = 0.0;
+  std::string tensor = "y";  // the output it is in: "y", or "s" (add_rms_norm)
+};
+
+// What one output's check found, for the failure message.
+struct TensorCheck {
+  std::string tensor;
+  int64_t checked = 0;
+  int64_t violations = 0;
+  int64_t nonfinite = 0;
 };
 
 struct VerificationResult {
@@ -26,16 +37,39 @@ struct VerificationResult {
   double max_abs_error = 0.0;  // over elements where both are finite
   double max_rel_error = 0.0;  // |y - ref| / |ref| over elements with ref != 0
   std::optional<double> rel_l2_error;      // ||y - ref|| / ||ref||; none when ||ref|| == 0
-  std::vector<Mismatch> first_mismatches;  // lowest indices first
+  std::vector<Mismatch> first_mismatches;  // lowest indices first, per output in order
   bool inputs_unchanged = true;            // set by the harness after comparing input hashes
+  std::vector<TensorCheck> tensors;        // one per output checked, in order
+};
+
+// Every output of a launch, as floats in the logical order; sum is null unless add_rms_norm.
+struct OutputValues {
+  const float* y = nullptr;
+  const float* sum = nullptr;
 };
 
 bool within_tolerance(float y, double ref, const Tolerance& tolerance);
 
 std::vector<int64_t> unravel_index(int64_t index, const std::vector<int64_t>& shape);
 
-VerificationResult verify_output(const NormalizationReference& reference, const float* y,
-                                 const Tolerance& tolerance, int threads,
+// One output against its reference.
+VerificationResult verify_output(const NormalizationReference& reference, Output output,
+                                 const float* values, const Tolerance& tolerance, int threads,
                                  size_t max_mismatches = 8);
+inline VerificationResult verify_output(const NormalizationReference& reference, const float* y,
+                                        const Tolerance& tolerance, int threads,
+                                        size_t max_mismatches = 8) {
+  return verify_output(reference, Output::y, y, tolerance, threads, max_mismatches);
+}
+
+// Every output of the problem, merged: checked and violations add up, errors are the largest,
+// and it passes only if every output passed.
+VerificationResult verify_outputs(const NormalizationReference& reference,
+                                  const OutputValues& outputs, const Tolerance& tolerance,
+                                  int threads, size_t max_mismatches = 8);
+
+// "3 of 32 elements outside |y - ref| <= 1e-05 + 1e-05 * |ref|", each output with violations
+// named ("s: ...; y: ...") when the problem has more than one.
+std::string violation_text(const VerificationResult& result, const Tolerance& tolerance);
 
 }  // namespace normbench

@@ -15,6 +15,7 @@
 #include "app/plugin/plugin_loader.hpp"
 #include "app/run/run_pipeline.hpp"
 #include "app/util/version.hpp"
+#include "reference/normalization_reference.hpp"
 
 namespace normbench {
 
@@ -32,12 +33,33 @@ struct PlanOptions {
   std::vector<std::string> plugins;
 };
 
+// Everything a tool needs to make and check the problem's tensors as normbench does: the
+// element types and layout, which inputs and outputs exist (in the order KernelArgs has them).
 json geometry_json(const ProblemShape& s) {
-  return {{"num_elements", s.num_elements}, {"num_segments", s.num_segments},
-          {"segment_size", s.segment_size}, {"channels", s.channels},
-          {"spatial", s.spatial},           {"param_size", s.param_size},
-          {"param_shape", param_shape(s)},  {"min_bytes", s.min_bytes()},
-          {"read_bytes", s.read_bytes()},   {"write_bytes", s.write_bytes()}};
+  json inputs = {"x"};
+  if (s.has_residual()) inputs.push_back("residual");
+  if (s.affine) inputs.push_back("weight");
+  if (s.has_bias) inputs.push_back("bias");
+  json outputs = json::array();
+  for (Output output : problem_outputs(s)) outputs.push_back(output_name(output));
+  return {{"num_elements", s.num_elements},
+          {"num_segments", s.num_segments},
+          {"segment_size", s.segment_size},
+          {"channels", s.channels},
+          {"spatial", s.spatial},
+          {"param_size", s.param_size},
+          {"param_shape", param_shape(s)},
+          {"min_bytes", s.min_bytes()},
+          {"read_bytes", s.read_bytes()},
+          {"write_bytes", s.write_bytes()},
+          {"dtype", dtype_name(s.dtype)},
+          {"param_dtype", dtype_name(s.param_dtype)},
+          {"layout", layout_name(s.layout)},
+          {"affine", s.affine},
+          {"has_bias", s.has_bias},
+          {"has_residual", s.has_residual()},
+          {"inputs", inputs},
+          {"outputs", outputs}};
 }
 
 int plan(const PlanOptions& o) {

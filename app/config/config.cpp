@@ -19,11 +19,16 @@ namespace {
 
 // Everything `defaults` may set and any problem may override.
 struct Settings {
-  std::string dtype = "float32";
+  DType dtype = DType::float32;
+  // Unset: the dtype. Where it was set, for the message when it does not fit the dtype.
+  std::optional<DType> param_dtype;
+  std::string param_dtype_path;
   double eps = 1e-5;
   bool affine = true;
-  Tolerance tolerance;
+  // Unset: the dtype's default (default_tolerance), key by key.
+  std::optional<double> rtol, atol;
   std::map<std::string, Distribution> inputs = {{"x", Distribution::uniform()},
+                                                {"residual", Distribution::normal()},
                                                 {"weight", Distribution::normal()},
                                                 {"bias", Distribution::normal()}};
   uint64_t seed = 42;
@@ -32,12 +37,18 @@ struct Settings {
 };
 
 #define NORMBENCH_SETTING_KEYS \
-  "dtype", "eps", "affine", "tolerance", "inputs", "seed", "trials", "timing"
+  "dtype", "param_dtype", "eps", "affine", "tolerance", "inputs", "seed", "trials", "timing"
 
-void apply_tolerance(const CheckedJson& node, Tolerance& t) {
+DType parse_dtype(const CheckedJson& node) {
+  const std::string name = node.as_string();
+  if (auto dtype = dtype_from_name(name)) return *dtype;
+  node.fail("unsupported dtype \"" + name + "\"; allowed: float32, bfloat16, float16");
+}
+
+void apply_tolerance(const CheckedJson& node, Settings& s) {
   node.expect_object({"rtol", "atol"});
-  if (node.has("rtol")) t.rtol = node.at("rtol").as_number_at_least(0.0);
-  if (node.has("atol")) t.atol = node.at("atol").as_number_at_least(0.0);
+  if (node.has("rtol")) s.rtol = node.at("rtol").as_number_at_least(0.0);
+  if (node.has("atol")) s.atol = node.at("atol").as_number_at_least(0.0);
 }
 
 void apply_timing(const CheckedJson& node, TimingSettings& t) {
@@ -55,17 +66,17 @@ void apply_timing(const CheckedJson& node, TimingSettings& t) {
 
 // Reads the setting keys present in `node` over `s`; nested objects override key by key.
 void apply_settings(const CheckedJson& node, Settings& s) {
-  if (node.has("dtype")) {
-    const auto dtype = node.at("dtype");
-    s.dtype = dtype.as_string();
-    if (s.dtype != "float32") dtype.fail("unsupported dtype \"" + s.dtype + "\"; allowed: float32");
+  if (node.has("dtype")) s.dtype = parse_dtype(node.at("dtype"));
+  if (node.has("param_dtype")) {
+    s.param_dtype = parse_dtype(node.at("param_dtype"));
+    s.param_dtype_path = node.at("param_dtype").path();
   }
   if (node.has("eps")) s.eps = node.at("eps").as_number_above(0.0);
   if (node.has("affine")) s.affine = node.at("affine").as_bool();
-  if (node.has("tolerance")) apply_tolerance(node.at("tolerance"), s.tolerance);
+  if (node.has("tolerance")) apply_tolerance(node.at("tolerance"), s);
   if (node.has("inputs")) {
     const auto inputs = node.at("inputs");
-    inputs.expect_object({"x", "weight", "bias"});
+    inputs.expect_object({"x", "residual", "weight", "bias"});
     for (const auto& item : inputs.node().items())
       s.inputs[item.key()] = parse_distribution(inputs.at(item.key()));
   }
@@ -102,6 +113,29 @@ std::string suffix_examples(const std::vector<int64_t>& shape) {
   return out;
 }
 
+// dtype, param_dtype (the dtype or float32), layout (group_norm) and bias (the centered ops).
+// Which ops may name layout and bias is decided by each op's allowed keys (parse_problem).
+ProblemFormat parse_format(const CheckedJson& node, const Settings& s) {
+  ProblemFormat f;
+  f.dtype = s.dtype;
+  f.param_dtype = s.param_dtype.value_or(s.dtype);
+  if (f.param_dtype != f.dtype && f.param_dtype != DType::float32) {
+    const std::string dtype(dtype_name(f.dtype));
+    node.fail("param_dtype " + std::string(dtype_name(f.param_dtype)) + " (" + s.param_dtype_path +
+              ") does not fit dtype " + dtype +
+              "; allowed: " + (f.dtype == DType::float32 ? dtype : dtype + " or float32"));
+  }
+  if (node.has("layout")) {
+    const auto layout_node = node.at("layout");
+    const std::string name = layout_node.as_string();
+    const auto layout = layout_from_name(name);
+    if (!layout) layout_node.fail("unknown layout \"" + name + "\"; allowed: nchw, nhwc");
+    f.layout = *layout;
+  }
+  if (node.has("bias")) f.has_bias = node.at("bias").as_bool();
+  return f;
+}
+
 ProblemShape parse_shape(const CheckedJson& node, Op op, const Settings& s) {
   const auto shape = node.at("shape").as_dims();
   std::vector<int64_t> normalized;
@@ -129,7 +163,8 @@ ProblemShape parse_shape(const CheckedJson& node, Op op, const Settings& s) {
     if (op == Op::layer_norm_gelu_scale && node.has("scale"))
       scale = node.at("scale").as_finite_number();
   }
-  return make_problem_shape(op, shape, normalized, groups, s.eps, scale, s.affine);
+  return make_problem_shape(op, shape, normalized, groups, s.eps, scale, s.affine,
+                            parse_format(node, s));
 }
 
 nlohmann::json settings_json(const ProblemConfig& p) {
@@ -145,14 +180,20 @@ nlohmann::json settings_json(const ProblemConfig& p) {
   // existed keep their hash (and their committed reports stay comparable).
   if (t.kernel_timeout_s != TimingSettings{}.kernel_timeout_s)
     timing["kernel_timeout_s"] = t.kernel_timeout_s;
-  return {{"dtype", p.dtype},
-          {"eps", p.shape.eps},
-          {"affine", p.shape.affine},
-          {"tolerance", {{"rtol", p.tolerance.rtol}, {"atol", p.tolerance.atol}}},
-          {"inputs", inputs},
-          {"seed", p.seed},
-          {"trials", p.trials},
-          {"timing", timing}};
+  const ProblemShape& shape = p.shape;
+  nlohmann::json j = {{"dtype", dtype_name(shape.dtype)},
+                      {"eps", shape.eps},
+                      {"affine", shape.affine},
+                      {"tolerance", {{"rtol", p.tolerance.rtol}, {"atol", p.tolerance.atol}}},
+                      {"inputs", inputs},
+                      {"seed", p.seed},
+                      {"trials", p.trials},
+                      {"timing", timing}};
+  // Likewise written only where they differ from what every earlier config meant.
+  if (shape.param_dtype != shape.dtype) j["param_dtype"] = dtype_name(shape.param_dtype);
+  if (shape.channels_last()) j["layout"] = layout_name(shape.layout);
+  if (shape.affine && shape.centered() && !shape.has_bias) j["bias"] = false;
+  return j;
 }
 
 ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
@@ -160,14 +201,25 @@ ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
   if (!node.node().is_object()) node.fail("expected a problem object, got " + node.node().dump());
   const auto op_node = node.at("op");
   const Op op = parse_op(op_node);
-  if (op == Op::group_norm)
-    node.expect_object({"id", "description", "op", "shape", "groups", NORMBENCH_SETTING_KEYS});
-  else if (op == Op::layer_norm)
-    node.expect_object(
-        {"id", "description", "op", "shape", "normalized_shape", NORMBENCH_SETTING_KEYS});
-  else
-    node.expect_object(
-        {"id", "description", "op", "shape", "normalized_shape", "scale", NORMBENCH_SETTING_KEYS});
+  switch (op) {
+    case Op::group_norm:
+      node.expect_object(
+          {"id", "description", "op", "shape", "groups", "layout", "bias", NORMBENCH_SETTING_KEYS});
+      break;
+    case Op::layer_norm:
+      node.expect_object(
+          {"id", "description", "op", "shape", "normalized_shape", "bias", NORMBENCH_SETTING_KEYS});
+      break;
+    case Op::layer_norm_gelu_scale:
+      node.expect_object({"id", "description", "op", "shape", "normalized_shape", "scale", "bias",
+                          NORMBENCH_SETTING_KEYS});
+      break;
+    case Op::rms_norm:
+    case Op::add_rms_norm:  // no bias: torch.nn.functional.rms_norm has none
+      node.expect_object(
+          {"id", "description", "op", "shape", "normalized_shape", NORMBENCH_SETTING_KEYS});
+      break;
+  }
 
   ProblemConfig p;
   p.id = node.at("id").as_string();
@@ -176,13 +228,12 @@ ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
   Settings s = defaults;
   apply_settings(node, s);
   p.shape = parse_shape(node, op, s);
-  p.dtype = s.dtype;
-  p.tolerance = s.tolerance;
+  const Tolerance dtype_default = default_tolerance(p.shape.dtype);
+  p.tolerance = {s.rtol.value_or(dtype_default.rtol), s.atol.value_or(dtype_default.atol)};
   p.inputs = {{"x", s.inputs.at("x")}};
-  if (s.affine) {
-    p.inputs["weight"] = s.inputs.at("weight");
-    p.inputs["bias"] = s.inputs.at("bias");
-  }
+  if (p.shape.has_residual()) p.inputs["residual"] = s.inputs.at("residual");
+  if (p.shape.affine) p.inputs["weight"] = s.inputs.at("weight");
+  if (p.shape.has_bias) p.inputs["bias"] = s.inputs.at("bias");
   p.seed = s.seed;
   p.trials = s.trials;
   p.timing = s.timing;
@@ -199,6 +250,12 @@ ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
 }
 
 }  // namespace
+
+Tolerance default_tolerance(DType dtype) {
+  if (dtype == DType::float32) return {1e-5, 1e-5};
+  const double two_u = 2.0 * unit_roundoff(dtype);
+  return {two_u, two_u};
+}
 
 RunConfig parse_config(const std::string& text, const std::string& source) {
   const nlohmann::json doc = parse_json_text(text, source);

@@ -19,6 +19,13 @@ struct Tolerance {
   double atol = 1e-5;
 };
 
+// The default tolerance of an output dtype: 1e-5 for float32; for bfloat16 and float16 two unit
+// roundoffs u of the dtype (rtol = atol = 2u: 2^-7 and 2^-10). An output rounded once is within
+// u|y| of the value it rounds, and PyTorch's composite ops round twice (RMSNorm rounds x*rrms,
+// then the product with the weight); the atol of the same size covers float32 arithmetic's
+// absolute error where y is near 0. A kernel that accumulates in bfloat16 misses it by far.
+Tolerance default_tolerance(DType dtype);
+
 struct TimingSettings {
   int warmup = 5;            // launches before the first sample
   int min_samples = 10;      // never fewer samples than this
@@ -33,10 +40,10 @@ struct TimingSettings {
 struct ProblemConfig {
   std::string id;
   std::string description;
-  ProblemShape shape;
-  std::string dtype = "float32";
+  ProblemShape shape;  // with dtype, param_dtype and layout
   Tolerance tolerance;
-  std::map<std::string, Distribution> inputs;  // "x", and "weight"/"bias" when affine
+  // "x"; "residual" (add_rms_norm); "weight" (affine); "bias" (has_bias)
+  std::map<std::string, Distribution> inputs;
   uint64_t seed = 42;
   int trials = 3;
   TimingSettings timing;

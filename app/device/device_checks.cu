@@ -14,12 +14,14 @@ __device__ __forceinline__ uint64_t device_mix64(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-__global__ void fingerprint_kernel(const uint32_t* data, int64_t count,
+__global__ void fingerprint_kernel(const uint32_t* data, int64_t count, const uint16_t* tail,
                                    unsigned long long* result) {
   uint64_t sum = 0;
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
-       i += int64_t{gridDim.x} * blockDim.x)
+  const int64_t first = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  for (int64_t i = first; i < count; i += int64_t{gridDim.x} * blockDim.x)
     sum += device_mix64((static_cast<uint64_t>(i) << 32) ^ data[i] ^ 0x9e3779b97f4a7c15ull);
+  if (tail && first == 0)
+    sum += device_mix64((static_cast<uint64_t>(count) << 32) ^ *tail ^ 0x5851f42d4c957f2dull);
   // Wrapping addition is associative and commutative: the result is independent of order.
   for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
   if (threadIdx.x % 32 == 0) atomicAdd(result, static_cast<unsigned long long>(sum));
@@ -77,17 +79,23 @@ cudaError_t hold_gpu(double microseconds, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-cudaError_t fill_with_nan(float* data, int64_t count, cudaStream_t stream) {
-  return cudaMemsetAsync(data, 0xff, static_cast<size_t>(count) * sizeof(float), stream);
+cudaError_t fill_with_nan(void* data, size_t bytes, cudaStream_t stream) {
+  return cudaMemsetAsync(data, 0xff, bytes, stream);
 }
 
-uint64_t device_fingerprint(const void* data, int64_t count, unsigned long long* scratch,
+uint64_t device_fingerprint(const void* data, size_t bytes, unsigned long long* scratch,
                             cudaStream_t stream) {
-  if (count == 0) return 0;
+  if (bytes == 0) return 0;
+  const auto count = static_cast<int64_t>(bytes / 4);
+  const uint16_t* tail =
+      bytes % 4 == 0
+          ? nullptr
+          : reinterpret_cast<const uint16_t*>(static_cast<const char*>(data) + count * 4);
   NORMBENCH_CUDA_CHECK(cudaMemsetAsync(scratch, 0, sizeof(unsigned long long), stream));
-  const int blocks = static_cast<int>(std::min<int64_t>(4096, (count + kThreads - 1) / kThreads));
+  const int blocks = static_cast<int>(
+      std::max<int64_t>(1, std::min<int64_t>(4096, (count + kThreads - 1) / kThreads)));
   fingerprint_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const uint32_t*>(data), count,
-                                                      scratch);
+                                                      tail, scratch);
   NORMBENCH_CUDA_CHECK(cudaGetLastError());
   unsigned long long host = 0;
   NORMBENCH_CUDA_CHECK(

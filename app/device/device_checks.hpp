@@ -8,15 +8,16 @@
 
 namespace normbench {
 
-// Fills `count` floats with NaN (all bits set), so that an element a kernel never wrote fails
-// verification.
-cudaError_t fill_with_nan(float* data, int64_t count, cudaStream_t stream);
+// Sets every bit of `bytes` bytes: NaN in float32, bfloat16 and float16 alike, so that an
+// element a kernel never wrote fails verification.
+cudaError_t fill_with_nan(void* data, size_t bytes, cudaStream_t stream);
 
-// An order-independent 64-bit fingerprint of `count` 32-bit words (sum of mixed (index, bits)
-// pairs, wrapping): equal data gives equal hashes on every run, and data that differs in any
-// bit of any word gives a different one but with a chance of 2^-64. `scratch` is one device
-// word. Synchronizes the stream.
-uint64_t device_fingerprint(const void* data, int64_t count, unsigned long long* scratch,
+// An order-independent 64-bit fingerprint of `bytes` bytes, read as 32-bit words plus a 16-bit
+// tail when bytes % 4 == 2 (an odd count of 16-bit elements); sum of mixed (index, bits) pairs,
+// wrapping: equal data gives equal hashes on every run, and data that differs in any bit gives a
+// different one but with a chance of 2^-64. bytes must be even. `scratch` is one device word.
+// Synchronizes the stream.
+uint64_t device_fingerprint(const void* data, size_t bytes, unsigned long long* scratch,
                             cudaStream_t stream);
 
 // Evicts L2 before a timed launch: reads every byte of `buffer` (twice the L2 size) at

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/inputs/tensor_encoding.hpp"
 #include "app/util/hashing.hpp"
 #include "reference/parallel_chunks.hpp"
 
@@ -78,17 +79,17 @@ void generate_tensor(const Distribution& dist, uint64_t key, HostTensor& tensor,
 }
 
 void fill_inputs(const ProblemConfig& problem, uint64_t seed, ProblemInputs& in, int threads) {
-  if (in.x.shape != problem.shape.shape) in.x = HostTensor(problem.shape.shape);
-  generate_tensor(problem.inputs.at("x"), tensor_stream_key(seed, "x"), in.x, threads);
-  if (!problem.shape.affine) return;
-  const std::vector<int64_t> params = param_shape(problem.shape);
-  if (in.weight.shape != params) {
-    in.weight = HostTensor(params);
-    in.bias = HostTensor(params);
-  }
-  generate_tensor(problem.inputs.at("weight"), tensor_stream_key(seed, "weight"), in.weight,
-                  threads);
-  generate_tensor(problem.inputs.at("bias"), tensor_stream_key(seed, "bias"), in.bias, threads);
+  const ProblemShape& p = problem.shape;
+  auto fill = [&](const char* name, HostTensor& tensor, const std::vector<int64_t>& shape,
+                  DType dtype) {
+    if (tensor.shape != shape) tensor = HostTensor(shape);
+    generate_tensor(problem.inputs.at(name), tensor_stream_key(seed, name), tensor, threads);
+    round_tensor(tensor, dtype, threads);
+  };
+  fill("x", in.x, p.shape, p.dtype);
+  if (p.has_residual()) fill("residual", in.residual, p.shape, p.dtype);
+  if (p.affine) fill("weight", in.weight, param_shape(p), p.param_dtype);
+  if (p.has_bias) fill("bias", in.bias, param_shape(p), p.param_dtype);
 }
 
 ProblemInputs make_inputs(const ProblemConfig& problem, uint64_t seed, int threads) {

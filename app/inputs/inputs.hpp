@@ -1,7 +1,9 @@
 // Reproducible inputs. Element i of a tensor is a pure function of (seed, tensor name, i):
 // a SplitMix64 counter-based generator, so the values are the same for any thread count and
 // any chunking, and can be regenerated elsewhere (python/normbench_torch does, in NumPy and
-// PyTorch).
+// PyTorch). i is the logical index (row-major over the shape, NCHW for GroupNorm whatever the
+// layout), and a bfloat16/float16 tensor holds the float value rounded to its type (ties to
+// even, as torch's .to()).
 #pragma once
 
 #include <cstdint>
@@ -14,10 +16,12 @@
 
 namespace normbench {
 
+// Floats in the logical order; empty where the problem has none.
 struct ProblemInputs {
   HostTensor x;
-  HostTensor weight;  // empty when !affine
-  HostTensor bias;
+  HostTensor residual;  // add_rms_norm
+  HostTensor weight;    // affine
+  HostTensor bias;      // has_bias
 };
 
 // The shape of weight and of bias: per channel (GroupNorm) or normalized_shape (LayerNorm).
@@ -33,7 +37,8 @@ void generate(const Distribution& dist, uint64_t key, int64_t first, int64_t n, 
 void generate_tensor(const Distribution& dist, uint64_t key, HostTensor& tensor, int threads);
 
 // Fills `inputs` with the inputs of `problem` for `seed` (the config's seed plus the trial
-// index), allocating only when the buffers are missing: trials reuse them.
+// index), allocating only when the buffers are missing (trials reuse them, and a caller may
+// hand in views of memory it owns).
 void fill_inputs(const ProblemConfig& problem, uint64_t seed, ProblemInputs& inputs, int threads);
 ProblemInputs make_inputs(const ProblemConfig& problem, uint64_t seed, int threads);
 

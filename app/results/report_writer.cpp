@@ -15,7 +15,8 @@ json optional_json(const std::optional<T>& value) {
 }
 
 json mismatch_json(const Mismatch& m) {
-  json j = {{"index", m.index},
+  json j = {{"tensor", m.tensor},
+            {"index", m.index},
             {"coords", m.coords},
             {"value", finite_or_null(m.value)},
             {"expected", finite_or_null(m.expected)}};
@@ -116,6 +117,9 @@ json problem_json(const ProblemResult& p) {
   return {{"id", c.id},
           {"op", op_name(c.shape.op)},
           {"shape", c.shape.shape},
+          {"dtype", dtype_name(c.shape.dtype)},
+          {"param_dtype", dtype_name(c.shape.param_dtype)},
+          {"layout", layout_name(c.shape.layout)},
           {"num_segments", c.shape.num_segments},
           {"segment_size", c.shape.segment_size},
           {"min_bytes", c.shape.min_bytes()},

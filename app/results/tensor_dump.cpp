@@ -14,18 +14,26 @@ std::string trial_dump_dir(const std::string& root, const std::string& problem_i
 
 void save_inputs(const std::string& dir, const ProblemInputs& inputs) {
   write_npy(dir + "/x.npy", inputs.x.begin(), inputs.x.shape);
+  if (inputs.residual.size > 0)
+    write_npy(dir + "/residual.npy", inputs.residual.begin(), inputs.residual.shape);
   if (inputs.weight.size > 0)
     write_npy(dir + "/weight.npy", inputs.weight.begin(), inputs.weight.shape);
   if (inputs.bias.size > 0) write_npy(dir + "/bias.npy", inputs.bias.begin(), inputs.bias.shape);
 }
 
-void save_output(const std::string& dir, const std::string& kernel_id, const HostTensor& y) {
-  write_npy(dir + "/" + kernel_id + ".npy", y.begin(), y.shape);
+std::string output_file_stem(const std::string& kernel_id, Output output) {
+  return output == Output::y ? kernel_id : kernel_id + "." + output_name(output);
 }
 
-void save_reference(const std::string& dir, const NormalizationReference& reference, int threads) {
+void save_output(const std::string& dir, const std::string& stem, const HostTensor& values) {
+  write_npy(dir + "/" + stem + ".npy", values.begin(), values.shape);
+}
+
+namespace {
+void save_expected(const std::string& path, const NormalizationReference& reference, Output output,
+                   int threads) {
   const ProblemShape& problem = reference.problem();
-  NpyWriter writer(dir + "/reference.npy", NpyType::float64, problem.shape);
+  NpyWriter writer(path, NpyType::float64, problem.shape);
   // Computed and written a slab of about 2^26 elements at a time: the full float64 reference of
   // B is 15 GB.
   const int64_t piece_elements =
@@ -41,13 +49,21 @@ void save_reference(const std::string& dir, const NormalizationReference& refere
         [&](int64_t, int64_t chunk_first, int64_t chunk_last) {
           for (int64_t p = first + chunk_first; p < first + chunk_last; ++p) {
             const int64_t begin = reference.piece_begin(p);
-            reference.expected(begin, reference.piece_end(p) - begin, slab.data() + (begin - base));
+            reference.expected(output, begin, reference.piece_end(p) - begin,
+                               slab.data() + (begin - base));
           }
         },
         threads);
     writer.append(slab.data(), slab.size() * sizeof(double));
   }
   writer.commit();
+}
+}  // namespace
+
+void save_reference(const std::string& dir, const NormalizationReference& reference, int threads) {
+  for (Output output : problem_outputs(reference.problem()))
+    save_expected(dir + "/" + output_file_stem("reference", output) + ".npy", reference, output,
+                  threads);
 }
 
 }  // namespace normbench

@@ -1,8 +1,11 @@
-// --save-tensors: a problem's inputs, each kernel's output and the reference as .npy files,
-// so that anyone can cross-check with NumPy or PyTorch. Layout:
-//   DIR/<problem id>/trial<k>/{x,weight,bias}.npy   inputs (float32)
-//   DIR/<problem id>/trial<k>/reference.npy          expected output (float64)
-//   DIR/<problem id>/trial<k>/<kernel id>.npy        a kernel's output (float32)
+// --save-tensors: a problem's inputs, each kernel's outputs and the reference as .npy files,
+// so that anyone can cross-check with NumPy or PyTorch. Every tensor is in the logical order
+// (NCHW for GroupNorm, whatever the layout) and bfloat16/float16 values are written as the
+// float32 numbers they are exactly. Layout:
+//   DIR/<problem id>/trial<k>/{x,residual,weight,bias}.npy   inputs (float32), those it has
+//   DIR/<problem id>/trial<k>/reference.npy                   expected y (float64)
+//   DIR/<problem id>/trial<k>/<kernel id>.npy                 a kernel's y (float32)
+// and for add_rms_norm also reference.s.npy and <kernel id>.s.npy, the output s.
 #pragma once
 
 #include <string>
@@ -14,7 +17,10 @@ namespace normbench {
 
 std::string trial_dump_dir(const std::string& root, const std::string& problem_id, int trial);
 void save_inputs(const std::string& dir, const ProblemInputs& inputs);
-void save_output(const std::string& dir, const std::string& kernel_id, const HostTensor& y);
+// "<kernel id>" for y, "<kernel id>.s" for s.
+std::string output_file_stem(const std::string& kernel_id, Output output);
+void save_output(const std::string& dir, const std::string& stem, const HostTensor& values);
+// reference.npy, and reference.s.npy for add_rms_norm.
 void save_reference(const std::string& dir, const NormalizationReference& reference, int threads);
 
 }  // namespace normbench

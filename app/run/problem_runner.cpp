@@ -11,6 +11,7 @@
 #include "app/check/verify.hpp"
 #include "app/inputs/inputs.hpp"
 #include "app/results/tensor_dump.hpp"
+#include "app/run/problem_tensors.hpp"
 #include "reference/normalization_reference.hpp"
 
 namespace normbench {
@@ -35,9 +36,9 @@ std::optional<uint64_t> available_host_memory() {
   return std::nullopt;
 }
 
-// Why the problem's host tensors (inputs and one output) do not fit, if they do not.
+// Why the problem's host tensors do not fit, if they do not.
 std::optional<std::string> host_memory_problem(const ProblemShape& shape) {
-  const double needed = static_cast<double>(shared_layout(shape).sample);
+  const double needed = static_cast<double>(host_bytes_needed(shape));
   const auto available = available_host_memory();
   if (!available || needed <= static_cast<double>(*available)) return std::nullopt;
   return fmt::format("does not fit in host memory: needs {:.2f} GB, {:.2f} GB available",
@@ -53,15 +54,9 @@ void fail(KernelRun& k, KernelStatus status, const std::string& reason) {
 // Why a checked launch fails the kernel, whatever its output. (Escaped work is judged over all
 // of a kernel's launches: a single launch's drain can be slow for reasons of its own.)
 std::optional<std::string> launch_failure(const LaunchReport& r) {
-  if (auto why = guard_failure(r.output_guard, r.workspace_guard)) return why;
+  if (auto why = guard_failure(r.output_guard, r.workspace_guard, r.sum_guard)) return why;
   if (!r.inputs_unchanged) return std::string("modified its inputs");
   return std::nullopt;
-}
-
-std::string verification_failure(const VerificationResult& r, const Tolerance& tol) {
-  return fmt::format("{} of {} elements outside |y - ref| <= {} + {} * |ref|{}", r.violations,
-                     r.checked, tol.atol, tol.rtol,
-                     r.nonfinite > 0 ? fmt::format(" ({} NaN/Inf)", r.nonfinite) : "");
 }
 
 double kernel_timeout(const ProblemConfig& problem) {
@@ -69,7 +64,7 @@ double kernel_timeout(const ProblemConfig& problem) {
 }
 
 void verify_trial(const ProblemConfig& problem, int trial, uint64_t seed,
-                  const NormalizationReference& reference, const SharedTensors& shared,
+                  const NormalizationReference& reference, ProblemTensors& tensors,
                   std::vector<KernelRun>& runs, const RunContext& ctx) {
   const int threads = ctx.settings.threads;
   const std::string dump_dir =
@@ -77,7 +72,7 @@ void verify_trial(const ProblemConfig& problem, int trial, uint64_t seed,
           ? ""
           : trial_dump_dir(ctx.settings.save_tensors_dir, problem.id, trial);
   if (!dump_dir.empty()) {
-    save_inputs(dump_dir, shared.inputs);
+    save_inputs(dump_dir, tensors.inputs());
     save_reference(dump_dir, reference, threads);
   }
   const std::string at = fmt::format("trial {}: ", trial);
@@ -96,17 +91,21 @@ void verify_trial(const ProblemConfig& problem, int trial, uint64_t seed,
       fail(k, KernelStatus::error, at + launch.launch_error);
       continue;
     }
-    TrialVerification tv{
-        trial, seed, verify_output(reference, shared.output.begin(), problem.tolerance, threads)};
+    const OutputValues outputs = tensors.decode_outputs(ProblemTensors::Slots::launch, threads);
+    TrialVerification tv{trial, seed,
+                         verify_outputs(reference, outputs, problem.tolerance, threads)};
     tv.result.inputs_unchanged = launch.inputs_unchanged;
     k.escaped_us.push_back(launch.escaped_us);
     if (auto why = launch_failure(launch))
       fail(k, KernelStatus::failed, at + *why);
     else if (!tv.result.passed)
-      fail(k, KernelStatus::failed, at + verification_failure(tv.result, problem.tolerance));
+      fail(k, KernelStatus::failed, at + violation_text(tv.result, problem.tolerance));
     k.verified_fingerprint = launch.output_fingerprint;
     k.result->trials.push_back(std::move(tv));
-    if (!dump_dir.empty()) save_output(dump_dir, k.result->id, shared.output);
+    if (!dump_dir.empty())
+      for (Output output : problem_outputs(problem.shape))
+        save_output(dump_dir, output_file_stem(k.result->id, output),
+                    tensors.output(output, ProblemTensors::Slots::launch));
   }
 }
 
@@ -133,12 +132,12 @@ void check_determinism(const ProblemConfig& problem, KernelRun& k, size_t index,
 // compared by fingerprint in the worker; those of another kernel are verified here.
 std::optional<std::string> timing_failure(const ProblemConfig& problem, const TimingReport& r,
                                           const NormalizationReference& reference,
-                                          const SharedTensors& shared, const RunContext& ctx,
+                                          ProblemTensors& tensors, const RunContext& ctx,
                                           TimingChecks& checks) {
   const TimingResult& t = r.timing;
   checks.escaped_work_us = median(t.escaped_us);
   if (auto why = escaped_work_failure(checks.escaped_work_us)) return why;
-  if (auto why = guard_failure(r.output_guard, r.workspace_guard)) return why;
+  if (auto why = guard_failure(r.output_guard, r.workspace_guard, r.sum_guard)) return why;
   if (!r.inputs_unchanged) return std::string("modified its inputs");
   if (r.outputs_compared > 0) {
     checks.method = "bitwise";
@@ -150,22 +149,24 @@ std::optional<std::string> timing_failure(const ProblemConfig& problem, const Ti
           r.first_mismatch);
   } else {
     checks.method = "reference";
-    auto check = [&](const HostTensor& y, size_t sample) -> std::optional<std::string> {
+    const int threads = ctx.settings.threads;
+    auto check = [&](ProblemTensors::Slots slots, size_t sample) -> std::optional<std::string> {
       ++checks.outputs_checked;
-      const VerificationResult v =
-          verify_output(reference, y.begin(), problem.tolerance, ctx.settings.threads);
+      const VerificationResult v = verify_outputs(reference, tensors.decode_outputs(slots, threads),
+                                                  problem.tolerance, threads);
       if (v.passed) return std::nullopt;
-      return fmt::format("timed sample {}: {}", sample, verification_failure(v, problem.tolerance));
+      return fmt::format("timed sample {}: {}", sample, violation_text(v, problem.tolerance));
     };
     if (r.saved_sample >= 0)
-      if (auto why = check(shared.sample, static_cast<size_t>(r.saved_sample))) return why;
-    if (auto why = check(shared.output, t.samples_ms.size() - 1)) return why;
+      if (auto why = check(ProblemTensors::Slots::sample, static_cast<size_t>(r.saved_sample)))
+        return why;
+    if (auto why = check(ProblemTensors::Slots::launch, t.samples_ms.size() - 1)) return why;
   }
   return std::nullopt;
 }
 
 void time_kernel(const ProblemConfig& problem, KernelRun& k, size_t index,
-                 const NormalizationReference& reference, const SharedTensors& shared,
+                 const NormalizationReference& reference, ProblemTensors& tensors,
                  const RunContext& ctx) {
   TimingRequest request;
   request.kernel = index;
@@ -187,7 +188,7 @@ void time_kernel(const ProblemConfig& problem, KernelRun& k, size_t index,
   if (!report.launch_error.empty())
     return fail(k, KernelStatus::error, "while timing: " + report.launch_error);
   TimingChecks checks;
-  if (auto why = timing_failure(problem, report, reference, shared, ctx, checks))
+  if (auto why = timing_failure(problem, report, reference, tensors, ctx, checks))
     return fail(k, KernelStatus::failed, "while timing: " + *why);
   if (ctx.copy_bandwidth && !ctx.settings.allow_faster_than_copy) {
     const CopyFloor floor{problem.shape.read_bytes(), problem.shape.write_bytes(),
@@ -257,8 +258,8 @@ void run_problem(size_t index, const ProblemConfig& problem,
     return;
   }
 
-  // Views of the shared memory: the inputs written here are the ones the worker uploads.
-  SharedTensors shared = shared_tensors(problem.shape, ctx.shared);
+  // The inputs written here are encoded into the shared memory the worker uploads from.
+  ProblemTensors tensors(problem.shape, ctx.shared);
   // The reference of the trial at hand; the last one's also checks the timed outputs.
   std::unique_ptr<NormalizationReference> reference;
   const int trials = ctx.settings.trials_override.value_or(problem.trials);
@@ -266,16 +267,16 @@ void run_problem(size_t index, const ProblemConfig& problem,
   for (int trial = 0; trial < trials; ++trial) {
     const uint64_t seed = base_seed + static_cast<uint64_t>(trial);  // fresh inputs each trial
     ctx.progress.update(fmt::format("{}: trial {}: inputs", problem.id, trial));
-    fill_inputs(problem, seed, shared.inputs, ctx.settings.threads);
+    fill_inputs(problem, seed, tensors.inputs(), ctx.settings.threads);
+    tensors.encode_inputs(ctx.settings.threads);
     // The worker uploads while the harness computes the reference (B: seconds each).
     ctx.worker.begin_upload();
     ctx.progress.update(fmt::format("{}: trial {}: reference", problem.id, trial));
     reference.reset();
-    reference = std::make_unique<NormalizationReference>(
-        problem.shape, shared.inputs.x.begin(), shared.inputs.weight.begin(),
-        shared.inputs.bias.begin(), ctx.settings.threads);
+    reference = std::make_unique<NormalizationReference>(problem.shape, tensors.reference_inputs(),
+                                                         ctx.settings.threads);
     ctx.worker.finish_upload();
-    verify_trial(problem, trial, seed, *reference, shared, runs, ctx);
+    verify_trial(problem, trial, seed, *reference, tensors, runs, ctx);
   }
   for (KernelRun& k : runs)
     if (k.pending) k.result->status = KernelStatus::passed;  // every trial ran and passed
@@ -287,7 +288,7 @@ void run_problem(size_t index, const ProblemConfig& problem,
     check_determinism(problem, k, i, ctx);
     if (!k.pending || !ctx.settings.timing) continue;
     ctx.progress.update(fmt::format("{}: timing {}", problem.id, k.result->id));
-    time_kernel(problem, k, i, *reference, shared, ctx);
+    time_kernel(problem, k, i, *reference, tensors, ctx);
   }
   derive_metrics(problem, ctx, result);
 }

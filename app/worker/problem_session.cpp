@@ -14,10 +14,11 @@ std::string gigabytes(double bytes) {
   return fmt::format("{:.2f} GB", bytes / 1e9);
 }
 
-void upload_tensor(const HostTensor& host, const DeviceBuffer& device, cudaStream_t stream) {
-  if (host.size == 0) return;
-  NORMBENCH_CUDA_CHECK(
-      cudaMemcpyAsync(device.get(), host.begin(), host.bytes(), cudaMemcpyHostToDevice, stream));
+void upload_slot(const char* shared, const SharedSlot& slot, const DeviceBuffer& device,
+                 cudaStream_t stream) {
+  if (slot.bytes == 0) return;
+  NORMBENCH_CUDA_CHECK(cudaMemcpyAsync(device.get(), shared + slot.offset, slot.bytes,
+                                       cudaMemcpyHostToDevice, stream));
 }
 
 // A refused launch leaves a non-sticky error to clear; a sticky one (a fault inside the
@@ -27,13 +28,18 @@ std::string refused_launch(cudaError_t error) {
   NORMBENCH_CUDA_CHECK(cudaDeviceSynchronize());
   return "launch failed: " + cuda_error_text(error);
 }
+
+// One hash of several: equal parts, equal hash; any part differing changes it.
+uint64_t combine(uint64_t a, uint64_t b) {
+  return a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2));
+}
 }  // namespace
 
 ProblemSession::ProblemSession(const DeviceContext& device, const ProblemConfig& problem,
                                const std::vector<const KernelVariant*>& kernels, char* shared,
                                const std::vector<size_t>& excluded,
                                const std::function<void(size_t)>& planning)
-    : device_(device), problem_(problem), shared_(shared_tensors(problem.shape, shared)) {
+    : device_(device), problem_(problem), shared_(shared), layout_(shared_layout(problem.shape)) {
   for (size_t k = 0; k < kernels.size(); ++k) {
     if (std::find(excluded.begin(), excluded.end(), k) != excluded.end()) {
       plans_.push_back(KernelPlan::declined("its planning crashed a worker"));
@@ -45,72 +51,104 @@ ProblemSession::ProblemSession(const DeviceContext& device, const ProblemConfig&
 }
 
 std::optional<std::string> ProblemSession::allocate() {
-  const ProblemShape& shape = problem_.shape;
   size_t workspace = 0;
   for (const KernelPlan& plan : plans_)
     if (!plan.unsupported) workspace = std::max(workspace, plan.workspace_bytes);
-  const double x_bytes = static_cast<double>(shape.num_elements) * sizeof(float);
-  const double params = 2.0 * static_cast<double>(shared_.inputs.weight.bytes());
-  const double guards = 4.0 * static_cast<double>(GuardedBuffer::kGuardBytes);
-  const double needed = 2 * x_bytes + params + static_cast<double>(workspace) + guards + 256e6;
+  const SharedLayout& l = layout_;
+  const double tensors = static_cast<double>(l.x.bytes + l.residual.bytes + l.weight.bytes +
+                                             l.bias.bytes + l.y.bytes + l.sum.bytes);
+  const double guards = 6.0 * static_cast<double>(GuardedBuffer::kGuardBytes);
+  const double needed = tensors + static_cast<double>(workspace) + guards + 256e6;
   const auto free = static_cast<double>(free_device_memory());
   if (needed > free)
     return "does not fit in GPU memory: needs " + gigabytes(needed) + ", " + gigabytes(free) +
            " free";
-  x_ = DeviceBuffer(shared_.inputs.x.bytes());
-  weight_ = DeviceBuffer(shared_.inputs.weight.bytes());
-  bias_ = DeviceBuffer(shared_.inputs.bias.bytes());
-  y_ = GuardedBuffer(shared_.inputs.x.bytes());
+  x_ = DeviceBuffer(l.x.bytes);
+  residual_ = DeviceBuffer(l.residual.bytes);
+  weight_ = DeviceBuffer(l.weight.bytes);
+  bias_ = DeviceBuffer(l.bias.bytes);
+  y_ = GuardedBuffer(l.y.bytes);
+  // Only add_rms_norm has a second output; an empty GuardedBuffer has no guards to check.
+  if (problem_.shape.has_residual()) sum_ = GuardedBuffer(l.sum.bytes);
   workspace_ = GuardedBuffer(workspace);
   scratch_ = DeviceBuffer(sizeof(unsigned long long));
   return std::nullopt;
 }
 
 uint64_t ProblemSession::fingerprint(const void* data, size_t bytes) const {
-  return device_fingerprint(data, static_cast<int64_t>(bytes / 4),
-                            scratch_.as<unsigned long long>(), device_.stream);
+  return device_fingerprint(data, bytes, scratch_.as<unsigned long long>(), device_.stream);
+}
+
+uint64_t ProblemSession::inputs_fingerprint() const {
+  uint64_t print = fingerprint(x_.get(), x_.bytes());
+  for (const DeviceBuffer* b : {&residual_, &weight_, &bias_})
+    print = combine(print, fingerprint(b->get(), b->bytes()));
+  return print;
+}
+
+uint64_t ProblemSession::outputs_fingerprint() const {
+  return combine(fingerprint(y_.get(), y_.bytes()), fingerprint(sum_.get(), sum_.bytes()));
 }
 
 void ProblemSession::upload() {
   const cudaStream_t stream = device_.stream;
-  upload_tensor(shared_.inputs.x, x_, stream);
-  upload_tensor(shared_.inputs.weight, weight_, stream);
-  upload_tensor(shared_.inputs.bias, bias_, stream);
-  x_print_ = fingerprint(x_.get(), x_.bytes());
-  weight_print_ = fingerprint(weight_.get(), weight_.bytes());
-  bias_print_ = fingerprint(bias_.get(), bias_.bytes());
+  upload_slot(shared_, layout_.x, x_, stream);
+  upload_slot(shared_, layout_.residual, residual_, stream);
+  upload_slot(shared_, layout_.weight, weight_, stream);
+  upload_slot(shared_, layout_.bias, bias_, stream);
+  inputs_print_ = inputs_fingerprint();
 }
 
 bool ProblemSession::inputs_unchanged() {
-  const bool same = fingerprint(x_.get(), x_.bytes()) == x_print_ &&
-                    fingerprint(weight_.get(), weight_.bytes()) == weight_print_ &&
-                    fingerprint(bias_.get(), bias_.bytes()) == bias_print_;
+  const bool same = inputs_fingerprint() == inputs_print_;
   if (!same) upload();  // the next kernel gets them intact
   return same;
 }
 
 KernelArgs ProblemSession::args() const {
+  const ProblemShape& p = problem_.shape;
   KernelArgs a;
   a.x = x_.get();
-  a.weight = problem_.shape.affine ? weight_.get() : nullptr;
-  a.bias = problem_.shape.affine ? bias_.get() : nullptr;
+  a.residual = p.has_residual() ? residual_.get() : nullptr;
+  a.weight = p.affine ? weight_.get() : nullptr;
+  a.bias = p.has_bias ? bias_.get() : nullptr;
   a.y = y_.get();
+  a.sum = p.has_residual() ? sum_.get() : nullptr;
   a.workspace = workspace_.get();
   a.stream = device_.stream;
   return a;
 }
 
-cudaError_t ProblemSession::poison_and_arm() const {
-  if (cudaError_t e = fill_with_nan(y_.as<float>(), problem_.shape.num_elements, device_.stream);
-      e != cudaSuccess)
+cudaError_t ProblemSession::poison() const {
+  if (cudaError_t e = fill_with_nan(y_.get(), y_.bytes(), device_.stream); e != cudaSuccess)
     return e;
-  if (cudaError_t e = y_.arm(device_.stream); e != cudaSuccess) return e;
-  return workspace_.arm(device_.stream);
+  return sum_.bytes() > 0 ? fill_with_nan(sum_.get(), sum_.bytes(), device_.stream) : cudaSuccess;
 }
 
-void ProblemSession::copy_output_to(HostTensor& slot) const {
-  NORMBENCH_CUDA_CHECK(cudaMemcpyAsync(slot.begin(), y_.get(), slot.bytes(), cudaMemcpyDeviceToHost,
-                                       device_.stream));
+std::vector<const GuardedBuffer*> ProblemSession::guarded() const {
+  if (problem_.shape.has_residual()) return {&y_, &sum_, &workspace_};
+  return {&y_, &workspace_};
+}
+
+cudaError_t ProblemSession::poison_and_arm() const {
+  if (cudaError_t e = poison(); e != cudaSuccess) return e;
+  for (const GuardedBuffer* b : guarded())
+    if (cudaError_t e = b->arm(device_.stream); e != cudaSuccess) return e;
+  return cudaSuccess;
+}
+
+cudaError_t ProblemSession::check_guards() const {
+  for (const GuardedBuffer* b : guarded())
+    if (cudaError_t e = b->check(device_.stream); e != cudaSuccess) return e;
+  return cudaSuccess;
+}
+
+void ProblemSession::copy_outputs_to(const SharedSlot& y, const SharedSlot& sum) const {
+  NORMBENCH_CUDA_CHECK(cudaMemcpyAsync(shared_ + y.offset, y_.get(), y.bytes,
+                                       cudaMemcpyDeviceToHost, device_.stream));
+  if (sum.bytes > 0)
+    NORMBENCH_CUDA_CHECK(cudaMemcpyAsync(shared_ + sum.offset, sum_.get(), sum.bytes,
+                                         cudaMemcpyDeviceToHost, device_.stream));
   NORMBENCH_CUDA_CHECK(cudaStreamSynchronize(device_.stream));
 }
 
@@ -124,12 +162,12 @@ LaunchReport ProblemSession::launch(size_t k, bool save_output) {
     return r;
   }
   r.escaped_us = drain_after(stream);
-  NORMBENCH_CUDA_CHECK(y_.check(stream));
-  NORMBENCH_CUDA_CHECK(workspace_.check(stream));
+  NORMBENCH_CUDA_CHECK(check_guards());
   r.output_guard = y_.damage(stream);
+  r.sum_guard = sum_.damage(stream);
   r.workspace_guard = workspace_.damage(stream);
-  r.output_fingerprint = fingerprint(y_.get(), y_.bytes());
-  if (save_output) copy_output_to(shared_.output);
+  r.output_fingerprint = outputs_fingerprint();
+  if (save_output) copy_outputs_to(layout_.y, layout_.sum);
   r.inputs_unchanged = inputs_unchanged();
   return r;
 }
@@ -142,18 +180,17 @@ TimingReport ProblemSession::time(const TimingRequest& request, const L2Evictor&
   const KernelArgs a = args();
   NORMBENCH_CUDA_CHECK(poison_and_arm());
   SampleHooks hooks;
-  // Every sample starts from a poisoned output: a launch that skips its work cannot leave the
+  // Every sample starts from poisoned outputs: a launch that skips its work cannot leave the
   // previous sample's output behind, and no launch can tell the checked ones from the others.
-  hooks.before = [&] { return fill_with_nan(y_.as<float>(), problem_.shape.num_elements, stream); };
+  hooks.before = [&] { return poison(); };
   hooks.after = [&](size_t sample) {
-    NORMBENCH_CUDA_CHECK(y_.check(stream));
-    NORMBENCH_CUDA_CHECK(workspace_.check(stream));
+    NORMBENCH_CUDA_CHECK(check_guards());
     if (request.deterministic) {
       ++r.outputs_compared;
-      if (fingerprint(y_.get(), y_.bytes()) != request.verified_fingerprint && r.first_mismatch < 0)
+      if (outputs_fingerprint() != request.verified_fingerprint && r.first_mismatch < 0)
         r.first_mismatch = static_cast<int64_t>(sample);
     } else if (static_cast<int64_t>(sample) == request.saved_sample) {
-      copy_output_to(shared_.sample);
+      copy_outputs_to(layout_.sample_y, layout_.sample_sum);
       r.saved_sample = request.saved_sample;
     }
     progress(sample);
@@ -167,8 +204,10 @@ TimingReport ProblemSession::time(const TimingRequest& request, const L2Evictor&
     r.launch_error = e.what();
     return r;
   }
-  if (!request.deterministic) copy_output_to(shared_.output);  // the last sample's output
+  // The last sample's outputs, in the launch slots.
+  if (!request.deterministic) copy_outputs_to(layout_.y, layout_.sum);
   r.output_guard = y_.damage(stream);
+  r.sum_guard = sum_.damage(stream);
   r.workspace_guard = workspace_.damage(stream);
   r.inputs_unchanged = inputs_unchanged();
   return r;

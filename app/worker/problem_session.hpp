@@ -1,7 +1,9 @@
 // In the device worker: one problem's device tensors and the checked launches of its kernels.
-// Every launch the harness makes (verification, determinism, each timed sample) goes into a
-// poisoned output with armed guards, and is followed by the checks: the device drained after
-// the stream (escaped work), the guards of output and workspace, the inputs' fingerprints.
+// Every launch the harness makes (verification, determinism, each timed sample) goes into
+// poisoned outputs with armed guards, and is followed by the checks: the device drained after
+// the stream (escaped work), the guards of the outputs (y, and s for add_rms_norm) and of the
+// workspace, the inputs' fingerprints. Tensors are bytes here, in the problem's device format;
+// the harness encodes and decodes them (app/inputs/tensor_encoding.hpp).
 #pragma once
 
 #include <functional>
@@ -41,18 +43,25 @@ class ProblemSession {
 
  private:
   KernelArgs args() const;
-  cudaError_t poison_and_arm() const;  // NaN into the output, guards armed
-  bool inputs_unchanged();             // restores the inputs if they changed
+  cudaError_t poison() const;                         // NaN into the outputs
+  cudaError_t poison_and_arm() const;                 // and the guards armed
+  cudaError_t check_guards() const;                   // enqueues the guards' checks
+  std::vector<const GuardedBuffer*> guarded() const;  // the outputs and the workspace
+  bool inputs_unchanged();                            // restores the inputs if they changed
   uint64_t fingerprint(const void* data, size_t bytes) const;
-  void copy_output_to(HostTensor& slot) const;
+  uint64_t inputs_fingerprint() const;
+  uint64_t outputs_fingerprint() const;
+  // Copies the outputs to the shared slots of a launch (y, sum) or of a sample.
+  void copy_outputs_to(const SharedSlot& y, const SharedSlot& sum) const;
 
   const DeviceContext& device_;
   const ProblemConfig& problem_;
   std::vector<KernelPlan> plans_;
-  SharedTensors shared_;
-  DeviceBuffer x_, weight_, bias_, scratch_;
-  GuardedBuffer y_, workspace_;
-  uint64_t x_print_ = 0, weight_print_ = 0, bias_print_ = 0;
+  char* shared_;
+  SharedLayout layout_;
+  DeviceBuffer x_, residual_, weight_, bias_, scratch_;
+  GuardedBuffer y_, sum_, workspace_;
+  uint64_t inputs_print_ = 0;
 };
 
 }  // namespace normbench

@@ -9,31 +9,33 @@ size_t aligned(size_t bytes) {
 }
 }  // namespace
 
-SharedLayout shared_layout(const ProblemShape& p) {
-  const size_t x_bytes = static_cast<size_t>(p.num_elements) * sizeof(float);
-  const size_t param_bytes = p.affine ? static_cast<size_t>(p.param_size) * sizeof(float) : 0;
-  SharedLayout l;
-  l.x = 0;
-  l.weight = aligned(x_bytes);
-  l.bias = l.weight + aligned(param_bytes);
-  l.output = l.bias + aligned(param_bytes);
-  l.sample = l.output + aligned(x_bytes);
-  l.end = l.sample + aligned(x_bytes);
-  return l;
+TensorFormat data_format(const ProblemShape& p) {
+  return {p.dtype, p.channels_last()};
 }
 
-SharedTensors shared_tensors(const ProblemShape& p, char* base) {
-  const SharedLayout l = shared_layout(p);
-  auto at = [base](size_t offset) { return reinterpret_cast<float*>(base + offset); };
-  SharedTensors t;
-  t.inputs.x = HostTensor(p.shape, at(l.x));
-  if (p.affine) {
-    t.inputs.weight = HostTensor(param_shape(p), at(l.weight));
-    t.inputs.bias = HostTensor(param_shape(p), at(l.bias));
-  }
-  t.output = HostTensor(p.shape, at(l.output));
-  t.sample = HostTensor(p.shape, at(l.sample));
-  return t;
+TensorFormat param_format(const ProblemShape& p) {
+  return {p.param_dtype, false};
+}
+
+SharedLayout shared_layout(const ProblemShape& p) {
+  const size_t data = encoded_bytes(p.num_elements, data_format(p));
+  const size_t params = encoded_bytes(p.param_size, param_format(p));
+  SharedLayout l;
+  size_t next = 0;
+  auto place = [&](SharedSlot& slot, size_t bytes) {
+    slot = {next, bytes};
+    next += aligned(bytes);
+  };
+  place(l.x, data);
+  place(l.residual, p.has_residual() ? data : 0);
+  place(l.weight, p.affine ? params : 0);
+  place(l.bias, p.has_bias ? params : 0);
+  place(l.y, data);
+  place(l.sum, p.has_residual() ? data : 0);
+  place(l.sample_y, data);
+  place(l.sample_sum, p.has_residual() ? data : 0);
+  l.end = next;
+  return l;
 }
 
 }  // namespace normbench

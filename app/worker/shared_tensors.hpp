@@ -1,31 +1,34 @@
-// Where a problem's tensors live in the host memory shared with the worker: the inputs the
-// harness generates (x, weight, bias), the output slot the worker copies a kernel's output to
-// for verification, and a second slot for one timed sample's output. Harness and worker
-// compute the same layout from the problem.
+// Where a problem's tensors live in the host memory shared with the worker, as the device holds
+// them (the problem's dtype and layout): the inputs the harness writes (x, residual, weight,
+// bias), the slots the worker copies a launch's outputs to (y, and s for add_rms_norm), and
+// second slots for one timed sample's outputs. Harness and worker compute the same layout from
+// the problem; an input or output the problem does not have gets an empty slot.
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
-#include "app/inputs/host_tensor.hpp"
-#include "app/inputs/inputs.hpp"
+#include "app/inputs/tensor_encoding.hpp"
 #include "kernels/problem_shape.hpp"
 
 namespace normbench {
 
+struct SharedSlot {
+  size_t offset = 0;
+  size_t bytes = 0;
+};
+
 struct SharedLayout {
-  size_t x = 0, weight = 0, bias = 0, output = 0, sample = 0;  // byte offsets
-  size_t end = 0;                                              // bytes in all
+  SharedSlot x, residual, weight, bias;  // inputs
+  SharedSlot y, sum;                     // a checked launch's outputs
+  SharedSlot sample_y, sample_sum;       // one timed sample's outputs
+  size_t end = 0;                        // bytes in all
 };
 
 SharedLayout shared_layout(const ProblemShape& problem);
 
-struct SharedTensors {
-  ProblemInputs inputs;  // views of x, weight and bias (weight and bias empty when !affine)
-  HostTensor output;
-  HostTensor sample;
-};
-
-// Views of the problem's tensors in the shared memory at `base`.
-SharedTensors shared_tensors(const ProblemShape& problem, char* base);
+// How x, residual, y and s are stored; how weight and bias are.
+TensorFormat data_format(const ProblemShape& problem);
+TensorFormat param_format(const ProblemShape& problem);
 
 }  // namespace normbench

@@ -118,6 +118,7 @@ json to_json(const LaunchReport& r) {
   return {{"launch_error", r.launch_error},
           {"escaped_us", r.escaped_us},
           {"output_guard", guard_json(r.output_guard)},
+          {"sum_guard", guard_json(r.sum_guard)},
           {"workspace_guard", guard_json(r.workspace_guard)},
           {"inputs_unchanged", r.inputs_unchanged},
           {"output_fingerprint", r.output_fingerprint}};
@@ -128,6 +129,7 @@ LaunchReport launch_report_from(const json& j) {
   r.launch_error = j.at("launch_error");
   r.escaped_us = j.at("escaped_us");
   r.output_guard = guard_from(j.at("output_guard"));
+  r.sum_guard = guard_from(j.at("sum_guard"));
   r.workspace_guard = guard_from(j.at("workspace_guard"));
   r.inputs_unchanged = j.at("inputs_unchanged");
   r.output_fingerprint = j.at("output_fingerprint");
@@ -155,6 +157,7 @@ json to_json(const TimingReport& r) {
   return {{"launch_error", r.launch_error},
           {"timing", to_json(r.timing)},
           {"output_guard", guard_json(r.output_guard)},
+          {"sum_guard", guard_json(r.sum_guard)},
           {"workspace_guard", guard_json(r.workspace_guard)},
           {"inputs_unchanged", r.inputs_unchanged},
           {"outputs_compared", r.outputs_compared},
@@ -167,6 +170,7 @@ TimingReport timing_report_from(const json& j) {
   r.launch_error = j.at("launch_error");
   if (r.launch_error.empty()) r.timing = timing_from(j.at("timing"));
   r.output_guard = guard_from(j.at("output_guard"));
+  r.sum_guard = guard_from(j.at("sum_guard"));
   r.workspace_guard = guard_from(j.at("workspace_guard"));
   r.inputs_unchanged = j.at("inputs_unchanged");
   r.outputs_compared = j.at("outputs_compared");

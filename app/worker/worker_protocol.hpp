@@ -35,9 +35,10 @@ struct LaunchReport {
   std::string launch_error;  // non-empty: the launch was refused (and nothing else is set)
   double escaped_us = 0.0;   // how long the device stayed busy after the stream finished
   GuardDamage output_guard;
+  GuardDamage sum_guard;  // add_rms_norm's output s
   GuardDamage workspace_guard;
-  bool inputs_unchanged = true;  // (the worker restores changed inputs)
-  uint64_t output_fingerprint = 0;
+  bool inputs_unchanged = true;     // (the worker restores changed inputs)
+  uint64_t output_fingerprint = 0;  // of every output
 };
 
 // What the harness asks of a timing.
@@ -53,6 +54,7 @@ struct TimingReport {
   std::string launch_error;
   TimingResult timing;
   GuardDamage output_guard;
+  GuardDamage sum_guard;
   GuardDamage workspace_guard;
   bool inputs_unchanged = true;
   int outputs_compared = 0;     // samples whose fingerprint was compared (deterministic)

@@ -148,7 +148,7 @@ TEST_P(ConfigErrorCase, ThrowsConfigErrorNamingPathAndAllowed) {
 }
 
 const char* const kSettingKeys =
-    "allowed: dtype, eps, affine, tolerance, inputs, seed, trials, timing";
+    "allowed: dtype, param_dtype, eps, affine, tolerance, inputs, seed, trials, timing";
 
 const BadConfig kBadConfigs[] = {
     // Unknown fields, at every level.
@@ -181,7 +181,7 @@ const BadConfig kBadConfigs[] = {
       "allowed: warmup, min_samples, max_noise, max_time_s, flush_l2"}},
     {"unknown_input_tensor",
      [](json& d) { d["defaults"]["inputs"]["y"] = "normal"; },
-     {"/defaults/inputs/y: unknown field", "allowed: x, weight, bias"}},
+     {"/defaults/inputs/y: unknown field", "allowed: x, residual, weight, bias"}},
     // Missing fields.
     {"missing_name",
      [](json& d) { d.erase("name"); },
@@ -355,11 +355,54 @@ const BadConfig kBadConfigs[] = {
      {"/problems/0/op: unknown op \"batch_norm\"",
       "allowed: layer_norm, group_norm, layer_norm_gelu_scale"}},
     {"unknown_dtype",
-     [](json& d) { d["defaults"]["dtype"] = "float16"; },
-     {"/defaults/dtype: unsupported dtype \"float16\"", "allowed: float32"}},
+     [](json& d) { d["defaults"]["dtype"] = "float64"; },
+     {"/defaults/dtype: unsupported dtype \"float64\"", "allowed: float32, bfloat16, float16"}},
     {"problem_dtype",
-     [](json& d) { d["problems"][1]["dtype"] = "bfloat16"; },
-     {"/problems/1/dtype: ", "allowed: float32"}},
+     [](json& d) { d["problems"][1]["dtype"] = "int8"; },
+     {"/problems/1/dtype: ", "allowed: float32, bfloat16, float16"}},
+    {"dtype_not_a_string",
+     [](json& d) { d["problems"][1]["dtype"] = 16; },
+     {"/problems/1/dtype: ", "string"}},
+    {"param_dtype_of_another_type",
+     [](json& d) {
+       d["defaults"]["dtype"] = "bfloat16";
+       d["defaults"]["param_dtype"] = "bfloat16";
+       d["problems"][1]["dtype"] = "float16";
+     },
+     {"/problems/1: param_dtype bfloat16 (/defaults/param_dtype) does not fit dtype float16",
+      "allowed: float16 or float32"}},
+    {"param_dtype_wider_than_float32_data",
+     [](json& d) { d["problems"][0]["param_dtype"] = "bfloat16"; },
+     {"/problems/0: param_dtype bfloat16 (/problems/0/param_dtype) does not fit dtype float32",
+      "allowed: float32"}},
+    {"unknown_param_dtype",
+     [](json& d) { d["defaults"]["param_dtype"] = "fp8"; },
+     {"/defaults/param_dtype: unsupported dtype \"fp8\"", "allowed: float32, bfloat16, float16"}},
+    {"unknown_layout",
+     [](json& d) { d["problems"][1]["layout"] = "channels_last"; },
+     {"/problems/1/layout: unknown layout \"channels_last\"", "allowed: nchw, nhwc"}},
+    {"layout_on_layer_norm",
+     [](json& d) { d["problems"][0]["layout"] = "nhwc"; },
+     {"/problems/0/layout: unknown field",
+      "allowed: id, description, op, shape, normalized_shape"}},
+    {"layout_in_defaults",
+     [](json& d) { d["defaults"]["layout"] = "nhwc"; },
+     {"/defaults/layout: unknown field", kSettingKeys}},
+    {"bias_not_bool",
+     [](json& d) { d["problems"][0]["bias"] = "no"; },
+     {"/problems/0/bias: ", "true or false"}},
+    {"bias_on_rms_norm",
+     [](json& d) {
+       d["problems"][0]["op"] = "rms_norm";
+       d["problems"][0]["bias"] = false;
+     },
+     {"/problems/0/bias: unknown field", "allowed: id, description, op, shape, normalized_shape"}},
+    {"rms_norm_without_normalized_shape",
+     [](json& d) {
+       d["problems"][0]["op"] = "add_rms_norm";
+       d["problems"][0].erase("normalized_shape");
+     },
+     {"/problems/0: missing required field \"normalized_shape\""}},
     {"unknown_distribution_name",
      [](json& d) { d["defaults"]["inputs"]["x"] = "gaussian"; },
      {"/defaults/inputs/x: unknown distribution \"gaussian\"", "allowed: \"uniform\", \"normal\""}},

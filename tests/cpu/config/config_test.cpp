@@ -97,7 +97,7 @@ TEST(Config, MatchesTheH100Fixture) {
 
 TEST(Config, DefaultsWhenNothingIsSet) {
   const ProblemConfig p = parse(one_layer_norm()).problems.at(0);
-  EXPECT_EQ(p.dtype, "float32");
+  EXPECT_EQ(p.shape.dtype, DType::float32);
   EXPECT_DOUBLE_EQ(p.shape.eps, 1e-5);
   EXPECT_TRUE(p.shape.affine);
   EXPECT_DOUBLE_EQ(p.tolerance.rtol, 1e-5);
@@ -235,6 +235,108 @@ TEST(Config, HashIsEqualForEqualConfigsAndDiffersOtherwise) {
   json renamed = one_layer_norm();
   renamed["name"] = "u";
   EXPECT_NE(parse(renamed).hash, base);
+}
+
+TEST(Config, SpelledOutNewDefaultsKeepTheHash) {
+  const std::string base = parse(one_layer_norm()).hash;
+  EXPECT_EQ(
+      parse(one_layer_norm({{"bias", true}, {"param_dtype", "float32"}, {"dtype", "float32"}}))
+          .hash,
+      base);
+  EXPECT_NE(parse(one_layer_norm({{"bias", false}})).hash, base);
+  EXPECT_NE(parse(one_layer_norm({{"dtype", "bfloat16"}})).hash, base);
+}
+
+TEST(Config, CommittedReportsMatchTheirConfigsHashes) {
+  // Gates compare a run with the committed report of the same config: the hashes must agree.
+  for (const char* name : {"kernelbench", "smoke", "edge"}) {
+    SCOPED_TRACE(name);
+    const std::string report_path =
+        source_path(std::string("results/nvidia-h100-80gb-hbm3/") + name + ".json");
+    const json report = json::parse(testing::read_text(report_path));
+    EXPECT_EQ(report["config"]["hash"],
+              load_config_file(source_path(std::string("configs/") + name + ".json")).hash);
+  }
+}
+
+TEST(Config, ToleranceDefaultsFollowTheDtype) {
+  auto tolerance_of = [](const json& extra) {
+    return parse(one_layer_norm(extra)).problems.at(0).tolerance;
+  };
+  EXPECT_EQ(tolerance_of(json::object()).rtol, 1e-5);
+  EXPECT_EQ(tolerance_of({{"dtype", "bfloat16"}}).rtol, 0x1p-7);
+  EXPECT_EQ(tolerance_of({{"dtype", "bfloat16"}}).atol, 0x1p-7);
+  EXPECT_EQ(tolerance_of({{"dtype", "float16"}}).atol, 0x1p-10);
+  // Key by key: what is set stays, the rest is the dtype's.
+  const Tolerance mixed = tolerance_of({{"dtype", "float16"}, {"tolerance", {{"rtol", 0.01}}}});
+  EXPECT_EQ(mixed.rtol, 0.01);
+  EXPECT_EQ(mixed.atol, 0x1p-10);
+  // A tolerance in defaults applies to every dtype.
+  json doc = one_layer_norm({{"dtype", "bfloat16"}});
+  doc["defaults"] = {{"tolerance", {{"atol", 1e-3}}}};
+  EXPECT_EQ(parse(doc).problems.at(0).tolerance.atol, 1e-3);
+  EXPECT_EQ(parse(doc).problems.at(0).tolerance.rtol, 0x1p-7);
+}
+
+TEST(Config, FormatsAndTheirResolvedFields) {
+  const ProblemConfig bf16 =
+      parse(one_layer_norm({{"dtype", "bfloat16"}, {"param_dtype", "float32"}, {"bias", false}}))
+          .problems.at(0);
+  EXPECT_EQ(bf16.shape.dtype, DType::bfloat16);
+  EXPECT_EQ(bf16.shape.param_dtype, DType::float32);
+  EXPECT_FALSE(bf16.shape.has_bias);
+  EXPECT_TRUE(bf16.shape.affine);
+  EXPECT_EQ(bf16.resolved["dtype"], "bfloat16");
+  EXPECT_EQ(bf16.resolved["param_dtype"], "float32");
+  EXPECT_EQ(bf16.resolved["bias"], false);
+  EXPECT_EQ(bf16.inputs.count("bias"), 0u);
+  EXPECT_EQ(bf16.inputs.count("weight"), 1u);
+
+  const ProblemConfig same = parse(one_layer_norm({{"dtype", "float16"}})).problems.at(0);
+  EXPECT_EQ(same.shape.param_dtype, DType::float16);  // param_dtype follows the dtype
+  EXPECT_FALSE(same.resolved.contains("param_dtype"));
+  EXPECT_FALSE(same.resolved.contains("bias"));
+  EXPECT_FALSE(same.resolved.contains("layout"));
+
+  const json group = {{"name", "t"},
+                      {"problems",
+                       {{{"id", "g"},
+                         {"op", "group_norm"},
+                         {"shape", {2, 8, 4, 4}},
+                         {"groups", 4},
+                         {"layout", "nhwc"}}}}};
+  const ProblemConfig nhwc = parse(group).problems.at(0);
+  EXPECT_TRUE(nhwc.shape.channels_last());
+  EXPECT_EQ(nhwc.resolved["layout"], "nhwc");
+  EXPECT_EQ(nhwc.shape.shape, (std::vector<int64_t>{2, 8, 4, 4}));  // logical, NCHW
+}
+
+TEST(Config, RmsOpsHaveNoBiasAndAddRmsNormAResidual) {
+  const json doc = {
+      {"name", "t"},
+      {"defaults", {{"inputs", {{"residual", {{"dist", "normal"}, {"mean", 0}, {"std", 2}}}}}}},
+      {"problems",
+       {{{"id", "r"}, {"op", "rms_norm"}, {"shape", {4, 8}}, {"normalized_shape", {8}}},
+        {{"id", "a"}, {"op", "add_rms_norm"}, {"shape", {4, 8}}, {"normalized_shape", {8}}},
+        {{"id", "n"},
+         {"op", "rms_norm"},
+         {"shape", {4, 8}},
+         {"normalized_shape", {8}},
+         {"affine", false}}}}};
+  const RunConfig c = parse(doc);
+  const ProblemConfig& rms = c.problems.at(0);
+  EXPECT_TRUE(rms.shape.affine);
+  EXPECT_FALSE(rms.shape.has_bias);
+  EXPECT_FALSE(rms.shape.centered());
+  EXPECT_EQ(rms.inputs.count("residual"), 0u);
+  EXPECT_EQ(rms.inputs.count("bias"), 0u);
+  EXPECT_FALSE(rms.resolved.contains("bias"));  // never had one
+  const ProblemConfig& add = c.problems.at(1);
+  EXPECT_TRUE(add.shape.has_residual());
+  EXPECT_EQ(add.inputs.at("residual"), Distribution::normal(0, 2));
+  EXPECT_EQ(add.resolved["inputs"]["residual"]["std"], 2);
+  EXPECT_EQ(add.shape.read_bytes(), 4 * (2 * 32 + 8));
+  EXPECT_EQ(c.problems.at(2).inputs.size(), 1u);  // x only
 }
 
 }  // namespace

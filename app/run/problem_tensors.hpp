@@ -1,0 +1,54 @@
+// The harness's tensors of one problem, over the memory shared with the worker
+// (app/worker/shared_tensors.hpp): the inputs as floats in the logical order, which the
+// reference reads and which are encoded into the shared slots for the worker to upload, and a
+// launch's outputs decoded from their slots into floats for verification. Where a tensor's
+// device format is float32 in the logical order (the classic problems: B's x alone is 7.5 GB),
+// the floats are the shared slot itself and nothing is copied either way.
+#pragma once
+
+#include "app/check/verify.hpp"
+#include "app/inputs/inputs.hpp"
+#include "app/worker/shared_tensors.hpp"
+
+namespace normbench {
+
+// Host memory a problem needs: the shared slots and the floats kept beside them.
+size_t host_bytes_needed(const ProblemShape& problem);
+
+class ProblemTensors {
+ public:
+  ProblemTensors(const ProblemShape& problem, char* shared);
+
+  // Generate into these (fill_inputs), then encode_inputs().
+  ProblemInputs& inputs() { return inputs_; }
+  ReferenceInputs reference_inputs() const;
+  // Writes the inputs into their shared slots in the device format (nothing to do for views).
+  void encode_inputs(int threads);
+
+  // The outputs the worker copied to the checked launch's slots, or to the timed sample's.
+  enum class Slots { launch, sample };
+  OutputValues decode_outputs(Slots slots, int threads);
+  // One decoded output (after decode_outputs), for tensor dumps.
+  const HostTensor& output(Output output, Slots slots) const;
+
+ private:
+  // A float tensor in the logical order and the shared slot it is encoded into.
+  struct Binding {
+    HostTensor values;
+    char* slot = nullptr;
+    TensorFormat format;
+  };
+  Binding bind(const std::vector<int64_t>& shape, const SharedSlot& slot, TensorFormat format);
+
+  ProblemShape problem_;
+  char* shared_;
+  ProblemInputs inputs_;
+  TensorFormat data_, params_;
+  char* x_slot_ = nullptr;
+  char* residual_slot_ = nullptr;
+  char* weight_slot_ = nullptr;
+  char* bias_slot_ = nullptr;
+  Binding y_, sum_, sample_y_, sample_sum_;
+};
+
+}  // namespace normbench

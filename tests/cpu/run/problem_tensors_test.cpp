@@ -1,0 +1,93 @@
+// The harness's tensors over shared memory: views where the device format is the floats
+// themselves (no copy of B's 7.5 GB), encoded copies otherwise, and outputs decoded back.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "app/config/config.hpp"
+#include "app/run/problem_tensors.hpp"
+#include "reference/low_precision.hpp"
+
+namespace normbench {
+namespace {
+
+ProblemConfig problem_of(const std::string& json) {
+  static std::vector<RunConfig> keep;  // the ProblemConfig refers into its RunConfig
+  keep.push_back(parse_config(json, "test.json"));
+  return keep.back().problems.at(0);
+}
+
+TEST(ProblemTensors, ClassicInputsAreTheSharedSlotsThemselves) {
+  const ProblemConfig p = problem_of(
+      R"({"name":"t","problems":[{"id":"a","op":"layer_norm","shape":[4,8],"normalized_shape":[8]}]})");
+  std::vector<char> shared(shared_layout(p.shape).end);
+  ProblemTensors tensors(p.shape, shared.data());
+  const SharedLayout l = shared_layout(p.shape);
+  EXPECT_EQ(reinterpret_cast<char*>(tensors.inputs().x.begin()), shared.data() + l.x.offset);
+  EXPECT_EQ(reinterpret_cast<char*>(tensors.inputs().bias.begin()), shared.data() + l.bias.offset);
+  fill_inputs(p, 42, tensors.inputs(), 1);
+  EXPECT_EQ(reinterpret_cast<char*>(tensors.inputs().x.begin()), shared.data() + l.x.offset)
+      << "fill_inputs must reuse the views";
+  // The worker's y slot is what verification reads.
+  reinterpret_cast<float*>(shared.data() + l.y.offset)[3] = 1.5f;
+  const OutputValues out = tensors.decode_outputs(ProblemTensors::Slots::launch, 1);
+  EXPECT_EQ(out.y[3], 1.5f);
+  EXPECT_EQ(out.sum, nullptr);
+}
+
+TEST(ProblemTensors, LowPrecisionInputsAreEncodedAndOutputsDecoded) {
+  const ProblemConfig p = problem_of(R"({"name":"t","defaults":{"dtype":"bfloat16"},
+      "problems":[{"id":"a","op":"add_rms_norm","shape":[3,8],"normalized_shape":[8]}]})");
+  const SharedLayout l = shared_layout(p.shape);
+  std::vector<char> shared(l.end);
+  ProblemTensors tensors(p.shape, shared.data());
+  fill_inputs(p, 7, tensors.inputs(), 1);
+  tensors.encode_inputs(1);
+  const auto* x_bits = reinterpret_cast<const uint16_t*>(shared.data() + l.x.offset);
+  const auto* r_bits = reinterpret_cast<const uint16_t*>(shared.data() + l.residual.offset);
+  for (int64_t i = 0; i < p.shape.num_elements; ++i) {
+    EXPECT_EQ(bfloat16_value(x_bits[i]), tensors.inputs().x.begin()[i]);
+    EXPECT_EQ(bfloat16_value(r_bits[i]), tensors.inputs().residual.begin()[i]);
+  }
+  EXPECT_EQ(tensors.inputs().bias.size, 0);
+  const ReferenceInputs ref = tensors.reference_inputs();
+  EXPECT_NE(ref.residual, nullptr);
+  EXPECT_EQ(ref.bias, nullptr);
+
+  auto* y_bits = reinterpret_cast<uint16_t*>(shared.data() + l.sample_y.offset);
+  auto* s_bits = reinterpret_cast<uint16_t*>(shared.data() + l.sample_sum.offset);
+  y_bits[5] = bfloat16_bits(-2.5f);
+  s_bits[6] = bfloat16_bits(0.125f);
+  const OutputValues out = tensors.decode_outputs(ProblemTensors::Slots::sample, 1);
+  EXPECT_EQ(out.y[5], -2.5f);
+  EXPECT_EQ(out.sum[6], 0.125f);
+  EXPECT_EQ(tensors.output(Output::sum, ProblemTensors::Slots::sample).begin()[6], 0.125f);
+}
+
+TEST(ProblemTensors, ChannelsLastOutputsAreReadInTheLogicalOrder) {
+  const ProblemConfig p = problem_of(R"({"name":"t","problems":[{"id":"g","op":"group_norm",
+      "shape":[1,4,3],"groups":2,"layout":"nhwc","dtype":"float16"}]})");
+  const SharedLayout l = shared_layout(p.shape);
+  std::vector<char> shared(l.end);
+  ProblemTensors tensors(p.shape, shared.data());
+  // Logical y[0][c][s] at memory s * 4 + c.
+  auto* y_bits = reinterpret_cast<uint16_t*>(shared.data() + l.y.offset);
+  for (int s = 0; s < 3; ++s)
+    for (int c = 0; c < 4; ++c) y_bits[s * 4 + c] = float16_bits(static_cast<float>(10 * c + s));
+  const OutputValues out = tensors.decode_outputs(ProblemTensors::Slots::launch, 1);
+  for (int c = 0; c < 4; ++c)
+    for (int s = 0; s < 3; ++s) EXPECT_EQ(out.y[c * 3 + s], static_cast<float>(10 * c + s));
+}
+
+TEST(ProblemTensors, HostBytesCountTheCopies) {
+  const ProblemConfig classic = problem_of(
+      R"({"name":"t","problems":[{"id":"a","op":"layer_norm","shape":[1024,1024],"normalized_shape":[1024]}]})");
+  EXPECT_EQ(host_bytes_needed(classic.shape), shared_layout(classic.shape).end);
+  const ProblemConfig low = problem_of(R"({"name":"t","defaults":{"dtype":"float16"},
+      "problems":[{"id":"a","op":"layer_norm","shape":[1024,1024],"normalized_shape":[1024]}]})");
+  EXPECT_GT(host_bytes_needed(low.shape), shared_layout(low.shape).end + 3 * 4 * 1024 * 1024 - 1);
+}
+
+}  // namespace
+}  // namespace normbench
