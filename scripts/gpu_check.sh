@@ -2,8 +2,10 @@
 # Build, test and benchmark normbench on a GPU machine in one go. GPU time is scarce: this
 # puts everything that belongs together into one call and keeps logs and reports as files.
 #
-#   scripts/gpu_check.sh [STEP...]    steps: build gpu-tests smoke edge bench adversarial plugin
-#                                     submissions sanitize (default: all, in that order)
+#   scripts/gpu_check.sh [STEP...]    steps: build gpu-tests smoke edge formats bench llm
+#                                     diffusion adversarial plugin submissions sanitize
+#                                     (default: all, in that order)
+# BUILD names the build folder (default build-gpu); without the build step it must hold a build.
 # Outputs go to $OUT (default ./gpu-out): build.log, gpu-tests.log, <config>.json reports and
 # .txt tables, sanitizer logs. A short summary is printed last.
 set -uo pipefail
@@ -12,7 +14,8 @@ OUT=${OUT:-gpu-out}
 BUILD=${BUILD:-build-gpu}
 mkdir -p "$OUT"
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(build gpu-tests smoke edge bench adversarial plugin submissions sanitize)
+[ ${#steps[@]} -eq 0 ] &&
+  steps=(build gpu-tests smoke edge formats bench llm diffusion adversarial plugin submissions sanitize)
 summary=()
 
 run_config() {  # name, extra args...
@@ -40,7 +43,10 @@ for step in "${steps[@]}"; do
       summary+=("gpu tests: exit $? ($(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/gpu-tests.log" | tr '\n' ' '))") ;;
     smoke) run_config smoke ;;
     edge) run_config edge ;;
+    formats) run_config smoke_formats; run_config edge_formats ;;
     bench) run_config kernelbench ;;
+    llm) run_config llm ;;
+    diffusion) run_config diffusion ;;
     plugin)
       # examples/plugin built against an installed normbench, run next to the built-in kernels.
       ctest --test-dir "$BUILD" -R plugin_package_on_gpu --output-on-failure > "$OUT/plugin.log" 2>&1
@@ -64,16 +70,18 @@ for step in "${steps[@]}"; do
                    "synccheck --kernel-name kns=lookahead_groups_kernel"; do
         read -r tool filter <<< "$check"
         # shellcheck disable=SC2086  # $filter is empty or two words
-        compute-sanitizer --tool "$tool" $filter --error-exitcode 99 "$BUILD/normbench" run \
-          --config configs/smoke.json --no-timing --trials 1 --out "$OUT/sanitize-$tool.json" \
-          > "$OUT/sanitize-$tool.log" 2>&1
-        summary+=("compute-sanitizer $tool: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize-$tool.log" | tail -1))")
+        for config in smoke smoke_formats; do
+          compute-sanitizer --tool "$tool" $filter --error-exitcode 99 "$BUILD/normbench" run \
+            --config "configs/$config.json" --no-timing --trials 1 \
+            --out "$OUT/sanitize-$tool-$config.json" > "$OUT/sanitize-$tool-$config.log" 2>&1
+          summary+=("compute-sanitizer $tool on $config: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize-$tool-$config.log" | tail -1))")
+        done
       done ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
 done
 
-for f in "$OUT"/kernelbench.txt "$OUT"/smoke.txt "$OUT"/edge.txt; do
+for f in "$OUT"/{kernelbench,smoke,edge,smoke_formats,edge_formats,llm,diffusion}.txt; do
   [ -f "$f" ] && { echo "== $f"; grep -vE '^\s*$' "$f" | grep -E 'failed|error|ABORT|copy|device' | head -20; }
 done
 [ -f "$OUT/kernelbench.txt" ] && cat "$OUT/kernelbench.txt"

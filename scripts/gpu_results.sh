@@ -1,28 +1,37 @@
 #!/usr/bin/env bash
-# The committed results of a GPU model, in one sitting on one machine: normbench on
-# configs/kernelbench.json, PyTorch eager and torch.compile on the same config and inputs
+# The committed results of a GPU model, in one sitting on one machine: for each config,
+# normbench, then PyTorch eager and torch.compile on the same problems and inputs
 # (python -m normbench_torch, same inputs and timing method), and the merged speedup report.
 #
-#   scripts/bootstrap.sh && scripts/gpu_results.sh [OUT_DIR]
+#   scripts/bootstrap.sh && scripts/gpu_results.sh [CONFIG...]
 #
-# OUT_DIR defaults to results/<gpu model>, e.g. results/nvidia-h100-80gb-hbm3 (the folder
-# scripts/gate.sh takes its baseline from). Writes kernelbench.json and .txt (normbench),
-# torch-kernelbench.json and .txt, report.html and report.md. Exits non-zero if any step did.
+# CONFIG names files of configs/ (default: kernelbench llm diffusion). OUT_DIR (default
+# results/<gpu model>, e.g. results/nvidia-h100-80gb-hbm3, the folder scripts/gate.sh takes its
+# baselines from) receives <config>.json and .txt (normbench), torch-<config>.json and .txt,
+# report-<config>.html and .md. NORMBENCH names the binary (default build/normbench). Exits
+# non-zero if any step did.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 model=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 | head -1 | tr '[:upper:]' '[:lower:]' | tr ' ' '-')
-out=${1:-results/$model}
+out=${OUT_DIR:-results/$model}
+normbench=${NORMBENCH:-build/normbench}
+configs=("$@")
+[ ${#configs[@]} -eq 0 ] && configs=(kernelbench llm diffusion)
 mkdir -p "$out"
 status=0
-build/normbench run --config configs/kernelbench.json --out "$out/kernelbench.json" \
-  > "$out/kernelbench.txt" 2>&1 || status=$?
-PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} python3 -m normbench_torch --normbench build/normbench \
-  --config configs/kernelbench.json \
-  --out "$out/torch-kernelbench.json" > "$out/torch-kernelbench.txt" 2>&1 || status=$?
-for format in html md; do
-  build/normbench report "$out/kernelbench.json" "$out/torch-kernelbench.json" \
-    --out "$out/report.$format" || status=$?
+for config in "${configs[@]}"; do
+  start=$SECONDS
+  "$normbench" run --config "configs/$config.json" --out "$out/$config.json" \
+    > "$out/$config.txt" 2>&1 || status=$?
+  PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} python3 -m normbench_torch --normbench "$normbench" \
+    --config "configs/$config.json" \
+    --out "$out/torch-$config.json" > "$out/torch-$config.txt" 2>&1 || status=$?
+  for format in html md; do
+    "$normbench" report "$out/$config.json" "$out/torch-$config.json" \
+      --out "$out/report-$config.$format" || status=$?
+  done
+  echo "== $config ($((SECONDS - start)) s)"
+  cat "$out/$config.txt"
+  tail -14 "$out/torch-$config.txt"
 done
-cat "$out/kernelbench.txt"
-tail -12 "$out/torch-kernelbench.txt"
 exit "$status"

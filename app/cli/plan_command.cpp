@@ -62,6 +62,15 @@ json geometry_json(const ProblemShape& s) {
           {"outputs", outputs}};
 }
 
+// "bfloat16", "float16 nhwc", "bfloat16/float32" (data/params when they differ).
+std::string format_text(const json& geometry) {
+  std::string text = geometry["dtype"].get<std::string>();
+  if (geometry["param_dtype"] != geometry["dtype"])
+    text += "/" + geometry["param_dtype"].get<std::string>();
+  if (geometry["layout"] == "nhwc") text += " nhwc";
+  return text;
+}
+
 int plan(const PlanOptions& o) {
   const RunConfig config =
       o.config_path.empty() ? builtin_config() : load_config_file(o.config_path);
@@ -105,10 +114,11 @@ int plan(const PlanOptions& o) {
   }
   fmt::print("config {} ({}), hash {}\n", config.name, config.source, config.hash);
   for (const json& p : problems)
-    fmt::print(
-        "  {:<28} {:<22} {} x {} elements, {} trials, {} kernels\n", p["id"].get<std::string>(),
-        p["resolved"]["op"].get<std::string>(), p["geometry"]["num_segments"].get<int64_t>(),
-        p["geometry"]["segment_size"].get<int64_t>(), p["trials"].get<int>(), p["kernels"].size());
+    fmt::print("  {:<28} {:<22} {:<17} {} x {} elements, {} trials, {} kernels\n",
+               p["id"].get<std::string>(), p["resolved"]["op"].get<std::string>(),
+               format_text(p["geometry"]), p["geometry"]["num_segments"].get<int64_t>(),
+               p["geometry"]["segment_size"].get<int64_t>(), p["trials"].get<int>(),
+               p["kernels"].size());
   return 0;
 }
 

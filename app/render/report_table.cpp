@@ -11,11 +11,19 @@ std::string shape_text(const ProblemConfig& c) {
   return dims;
 }
 
+// "float32", "bfloat16 (weights float32)", "float16 nhwc".
+std::string format_text(const ProblemShape& s) {
+  std::string text(dtype_name(s.dtype));
+  if (s.param_dtype != s.dtype) text += " (weights " + std::string(dtype_name(s.param_dtype)) + ")";
+  if (s.channels_last()) text += " nhwc";
+  return text;
+}
+
 std::string problem_line(const ProblemResult& p) {
   const ProblemConfig& c = *p.config;
-  return fmt::format("{}  {} {}  {} segments of {}  min bytes {:.1f} MB{}\n", c.id,
-                     op_name(c.shape.op), shape_text(c), c.shape.num_segments, c.shape.segment_size,
-                     static_cast<double>(c.shape.min_bytes()) / 1e6,
+  return fmt::format("{}  {} {} {}  {} segments of {}  min bytes {:.1f} MB{}\n", c.id,
+                     op_name(c.shape.op), shape_text(c), format_text(c.shape), c.shape.num_segments,
+                     c.shape.segment_size, static_cast<double>(c.shape.min_bytes()) / 1e6,
                      p.skipped ? "  SKIPPED: " + p.reason : "");
 }
 

@@ -1,5 +1,6 @@
-// Every registered kernel against the float64 reference on every problem of
-// configs/smoke.json and configs/edge.json, parameterised over the registry: a new variant is
+// Every registered kernel against the float64 reference on every problem of configs/smoke.json,
+// configs/edge.json and their *_formats.json twins (bfloat16/float16, the RMSNorm ops,
+// channels-last GroupNorm), parameterised over the registry: a new variant is
 // tested without touching this file. A variant that declares a shape unsupported is skipped
 // with its reason; one that claims support must pass. Each config runs once, with every
 // kernel, in one device worker; the tests read its results.
@@ -90,8 +91,8 @@ TEST_P(RegisteredKernel, MatchesReference) {
   std::string mismatches;
   for (const auto& t : k.trials)
     for (const auto& m : t.result.first_mismatches)
-      mismatches += fmt::format("\n  trial {} index {}: got {} expected {}", t.trial, m.index,
-                                m.value, m.expected);
+      mismatches += fmt::format("\n  trial {} {}[{}]: got {} expected {}", t.trial, m.tensor,
+                                m.index, m.value, m.expected);
   EXPECT_EQ(k.status, KernelStatus::passed) << k.reason << mismatches;
   EXPECT_EQ(static_cast<int>(k.trials.size()), c.problem->trials);
 }
@@ -99,6 +100,10 @@ TEST_P(RegisteredKernel, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(Smoke, RegisteredKernel, ::testing::ValuesIn(cases_of("smoke")),
                          case_name);
 INSTANTIATE_TEST_SUITE_P(Edge, RegisteredKernel, ::testing::ValuesIn(cases_of("edge")), case_name);
+INSTANTIATE_TEST_SUITE_P(SmokeFormats, RegisteredKernel,
+                         ::testing::ValuesIn(cases_of("smoke_formats")), case_name);
+INSTANTIATE_TEST_SUITE_P(EdgeFormats, RegisteredKernel,
+                         ::testing::ValuesIn(cases_of("edge_formats")), case_name);
 
 }  // namespace
 }  // namespace normbench

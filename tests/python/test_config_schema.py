@@ -44,13 +44,28 @@ class ConfigSchema(unittest.TestCase):
 
     def test_minimal_config_validates(self):
         self.assertEqual(self.errors(problem()), [])
+        for fields in ({"dtype": "bfloat16", "param_dtype": "float32", "bias": False},
+                       {"op": "rms_norm", "affine": False, "dtype": "float16"},
+                       {"op": "add_rms_norm", "inputs": {"residual": "normal"}},
+                       {"op": "group_norm", "normalized_shape": None, "groups": 2,
+                        "layout": "nhwc", "shape": [2, 4, 3]}):
+            document = problem(**fields)
+            document["problems"][0] = {k: v for k, v in document["problems"][0].items()
+                                       if v is not None}
+            self.assertEqual(self.errors(document), [], json.dumps(document))
 
     def test_rejects_what_normbench_rejects(self):
         bad = [
             {"problems": problem()["problems"]},                      # no name
             dict(problem(), extra=1),                                 # unknown top-level field
             dict(problem(), defaults={"timing": {"warmpu": 1}}),      # unknown timing field
-            dict(problem(), defaults={"dtype": "float16"}),           # unsupported dtype
+            dict(problem(), defaults={"dtype": "float64"}),           # unsupported dtype
+            dict(problem(), defaults={"layout": "nhwc"}),             # layout is not a setting
+            problem(layout="nhwc"),                                   # layout on layer_norm
+            problem(op="rms_norm", bias=False),                       # RMSNorm has no bias
+            problem(op="add_rms_norm", normalized_shape=None),        # no normalized_shape
+            problem(param_dtype="int8"),                              # unknown param_dtype
+            problem(inputs={"residual": "gaussian"}),                 # unknown distribution
             problem(grups=2),                                         # unknown problem field
             problem(groups=2),                                        # groups on layer_norm
             problem(op="group_norm", normalized_shape=[4]),           # group_norm without groups
@@ -61,6 +76,9 @@ class ConfigSchema(unittest.TestCase):
             problem(inputs={"x": {"dist": "normal", "std": -1}}),     # negative std
         ]
         for document in bad:
+            for p in document.get("problems", []):  # None: the field left out
+                for key in [k for k, v in p.items() if v is None]:
+                    del p[key]
             self.assertNotEqual(self.errors(document), [], json.dumps(document))
 
 
