@@ -1,6 +1,8 @@
 // A user's LayerNorm kernel as a normbench plugin: one block of 256 threads per row, the row's
 // mean and variance reduced in double through warp shuffles, then the normalization. Supports
-// every layer_norm shape; no workspace. Built by examples/plugin/CMakeLists.txt.
+// every float32 layer_norm shape with weight and bias together or neither, and declines the
+// rest (normbench hands a plugin every problem of its op: bfloat16, float16, bias-free ones
+// too). No workspace. Built by examples/plugin/CMakeLists.txt.
 #include <cuda_runtime.h>
 #include <normbench/plugin.h>
 
@@ -43,6 +45,14 @@ __global__ void layer_norm_rows(const float* x, const float* weight, const float
 }
 
 int unsupported(const nb_problem* p, const nb_device*, char* reason, size_t size) {
+  if (p->dtype != NB_DTYPE_FLOAT32 || p->param_dtype != NB_DTYPE_FLOAT32) {
+    snprintf(reason, size, "float32 only");
+    return 1;
+  }
+  if (p->affine && !p->has_bias) {
+    snprintf(reason, size, "a weight without a bias");
+    return 1;
+  }
   if (p->num_segments > 0x7fffffff) {
     snprintf(reason, size, "more than 2^31-1 rows (one block each)");
     return 1;
