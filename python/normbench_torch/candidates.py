@@ -62,9 +62,9 @@ def op_function(p):
 
 def promoted_dtype(torch, p, fn, device=None):
     """The dtype of y that `fn` returns on a problem's dtypes (one small sample of it), or None
-    when it is x's. PyTorch 2.4's composite rms_norm multiplies its result, already rounded
-    to x's dtype, by the weight: a float32 weight on bfloat16 x gives float32 (later versions
-    multiply first and return x's dtype)."""
+    when it is x's. The composite rms_norm of PyTorch 2.5 and earlier multiplies its result,
+    already rounded to x's dtype, by the weight: a float32 weight on bfloat16 x gives float32
+    (seen with 2.5.1; later versions multiply first and return x's dtype)."""
     device = device or torch.device("cuda", torch.cuda.current_device())
     dtype, param = torch_dtype(torch, p["dtype"]), torch_dtype(torch, p["param_dtype"])
     shape = ([1, p["channels"]] + [1] * (len(p["shape"]) - 2) if p["op"] == "group_norm"
