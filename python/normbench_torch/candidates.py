@@ -60,6 +60,11 @@ def op_function(p):
     raise NotSupported("torch.nn.functional has no op %s" % op)
 
 
+# How the ops that torch.nn.functional has no single function for are written.
+TORCH_FORMS = {"layer_norm_gelu_scale": "gelu(layer_norm(x)) * scale",
+               "add_rms_norm": "s = x + residual; y = rms_norm(s)"}
+
+
 def promoted_dtype(torch, p, fn, device=None):
     """The dtype of y that `fn` returns on a problem's dtypes (one small sample of it), or None
     when it is x's. The composite rms_norm of PyTorch 2.5 and earlier multiplies its result,
@@ -110,7 +115,7 @@ class TorchEager:
     origin = None
 
     def describe(self, p):
-        return "torch.nn.functional (%s), eager" % p["op"]
+        return "torch.nn.functional (%s), eager" % TORCH_FORMS.get(p["op"], p["op"])
 
     def instantiate(self, torch, p):
         fn, note = torch_function(torch, p)
