@@ -52,7 +52,8 @@ for step in "${steps[@]}"; do
       ctest --test-dir "$BUILD" -R plugin_package_on_gpu --output-on-failure > "$OUT/plugin.log" 2>&1
       summary+=("plugin example on the GPU: exit $?") ;;
     submissions)
-      # tests/kernelbench: KernelBench-style submissions through python -m normbench_torch.
+      # tests/kernelbench: python -m normbench_torch on KernelBench-style submissions, the
+      # low-precision and channels-last formats with callables, and normbench's saved inputs.
       NORMBENCH="$BUILD/normbench" python3 tests/kernelbench/check_verdicts.py \
         "$OUT/submissions.json" > "$OUT/submissions.txt" 2>&1
       summary+=("kernelbench submissions: exit $? ($(tail -1 "$OUT/submissions.txt"))") ;;

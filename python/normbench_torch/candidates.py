@@ -1,27 +1,28 @@
 """What this package evaluates on normbench's problems, besides normbench's own kernels:
 
-  torch.eager        torch.nn.functional.layer_norm / group_norm, or for layer_norm_gelu_scale
-                     gelu(layer_norm(x), approximate='none') * scale
+  torch.eager        torch.nn.functional: layer_norm, group_norm, rms_norm; layer_norm_gelu_scale
+                     as gelu(layer_norm(x), approximate='none') * scale; add_rms_norm as
+                     s = x + residual; y = rms_norm(s), returning (y, s)
   torch.compile      torch.compile of the same function (dynamic=False, fullgraph=True)
   callable.<name>    --callable module:function, called as function(x, weight, bias, problem)
-                     with torch tensors on the GPU (weight and bias None when not affine) and the
-                     problem (a dict: op, shape, eps, ...); returns y
-  kernelbench.<stem> --kernelbench FILE.py: a KernelBench-style file whose ModelNew computes one
-                     of normbench's ops; ModelNew is built from the problem (its constructor's
-                     parameters are matched by name: normalized_shape, num_features or
-                     num_channels, num_groups, eps) and normbench's weight and bias are loaded
-                     into its parameters of their shape.
+                     with torch tensors on the GPU (weight None when not affine, bias None
+                     without one; x channels-last for an nhwc problem) and the problem (a dict:
+                     op, shape, eps, dtype, param_dtype, layout, has_bias, ...); returns y. For
+                     add_rms_norm: function(x, weight, bias, problem, residual=r) returns (y, s).
+  kernelbench.<stem> --kernelbench FILE.py: a KernelBench-style ModelNew computing layer_norm
+                     or group_norm (kernelbench.py)
 
-Each is instantiated per problem; a candidate that cannot take a problem says why
-(NotSupported), one that fails to import, compile or build ends `error` with the reason.
+Every output must have x's logical shape, dtype and device (its memory format may differ:
+verification is logical). Each candidate is instantiated per problem; a candidate that cannot
+take a problem says why (NotSupported), one that fails to import, compile or build ends `error`
+with the reason.
 """
 
 import importlib
-import importlib.util
-import inspect
 import os
 import sys
 
+from .dtypes import torch_dtype
 from .errors import UsageError
 
 
@@ -34,24 +35,79 @@ class CandidateError(Exception):
 
 
 def op_function(p):
+    """The problem's op in torch.nn.functional: f(x, weight, bias, residual) -> y, or (y, s)
+    for add_rms_norm."""
     import torch.nn.functional as F
-    eps = p["eps"]
-    if p["op"] == "group_norm":
+    eps, op = p["eps"], p["op"]
+    if op == "group_norm":
         groups = p["groups"]
-        return lambda x, w, b: F.group_norm(x, groups, w, b, eps)
+        return lambda x, w, b, r: F.group_norm(x, groups, w, b, eps)
     shape = tuple(p["normalized_shape"])
-    if p["op"] == "layer_norm":
-        return lambda x, w, b: F.layer_norm(x, shape, w, b, eps)
-    scale = p["scale"]
-    return lambda x, w, b: F.gelu(F.layer_norm(x, shape, w, b, eps), approximate="none") * scale
+    if op == "layer_norm":
+        return lambda x, w, b, r: F.layer_norm(x, shape, w, b, eps)
+    if op == "layer_norm_gelu_scale":
+        scale = p["scale"]
+        return lambda x, w, b, r: F.gelu(F.layer_norm(x, shape, w, b, eps), approximate="none") * scale
+    if not hasattr(F, "rms_norm"):
+        raise NotSupported("this PyTorch has no torch.nn.functional.rms_norm (PyTorch 2.4 added it)")
+    if op == "rms_norm":
+        return lambda x, w, b, r: F.rms_norm(x, shape, w, eps)
+    if op == "add_rms_norm":
+        def add_rms_norm(x, w, b, r):
+            s = x + r
+            return F.rms_norm(s, shape, w, eps), s
+        return add_rms_norm
+    raise NotSupported("torch.nn.functional has no op %s" % op)
+
+
+# How the ops that torch.nn.functional has no single function for are written.
+TORCH_FORMS = {"layer_norm_gelu_scale": "gelu(layer_norm(x)) * scale",
+               "add_rms_norm": "s = x + residual; y = rms_norm(s)"}
+
+
+def promoted_dtype(torch, p, fn, device=None):
+    """The dtype of y that `fn` returns on a problem's dtypes (one small sample of it), or None
+    when it is x's. The composite rms_norm of PyTorch 2.5 and earlier multiplies its result,
+    already rounded to x's dtype, by the weight: a float32 weight on bfloat16 x gives float32
+    (seen with 2.5.1; later versions multiply first and return x's dtype)."""
+    device = device or torch.device("cuda", torch.cuda.current_device())
+    dtype, param = torch_dtype(torch, p["dtype"]), torch_dtype(torch, p["param_dtype"])
+    shape = ([1, p["channels"]] + [1] * (len(p["shape"]) - 2) if p["op"] == "group_norm"
+             else [1] + list(p["normalized_shape"]))
+    x = torch.rand(shape, device=device).to(dtype)
+    r = torch.rand(shape, device=device).to(dtype) if p["has_residual"] else None
+    w = torch.ones(p["param_shape"], dtype=param, device=device) if p["affine"] else None
+    b = torch.zeros(p["param_shape"], dtype=param, device=device) if p["has_bias"] else None
+    out = fn(x, w, b, r)
+    y = out[0] if isinstance(out, tuple) else out
+    return None if y.dtype == dtype else y.dtype
+
+
+def torch_function(torch, p):
+    """(f, note): the op's function, with y cast to x's dtype where PyTorch returns another
+    (the note says so, for the candidate's description)."""
+    fn = op_function(p)
+    promoted = promoted_dtype(torch, p, fn)
+    if promoted is None:
+        return fn, None
+    dtype = torch_dtype(torch, p["dtype"])
+
+    def cast(x, w, b, r):
+        out = fn(x, w, b, r)
+        if isinstance(out, tuple):
+            return (out[0].to(dtype),) + out[1:]
+        return out.to(dtype)
+    return cast, "y cast to %s: PyTorch returns %s here" % (p["dtype"], str(promoted).replace("torch.", ""))
 
 
 class Instance:
-    """A candidate built for one problem: call(x, w, b) -> y; load(w, b) before each trial."""
+    """A candidate built for one problem: call(x, w, b, r) -> y or (y, s); load(w, b) before
+    each trial; note: what the description should add (a cast, say), or None."""
 
-    def __init__(self, call, load=None):
+    def __init__(self, call, load=None, note=None):
         self.call = call
         self.load = load or (lambda w, b: None)
+        self.note = note
 
 
 class TorchEager:
@@ -59,10 +115,11 @@ class TorchEager:
     origin = None
 
     def describe(self, p):
-        return "torch.nn.functional (%s), eager" % p["op"]
+        return "torch.nn.functional (%s), eager" % TORCH_FORMS.get(p["op"], p["op"])
 
     def instantiate(self, torch, p):
-        return Instance(op_function(p))
+        fn, note = torch_function(torch, p)
+        return Instance(fn, note=note)
 
 
 class TorchCompile:
@@ -78,10 +135,11 @@ class TorchCompile:
     def instantiate(self, torch, p):
         import torch._dynamo
         torch._dynamo.reset()  # a fresh cache per problem: no recompile limit across problems
-        return Instance(torch.compile(op_function(p), mode=self.mode, dynamic=False, fullgraph=True))
+        fn, note = torch_function(torch, p)
+        return Instance(torch.compile(fn, mode=self.mode, dynamic=False, fullgraph=True), note=note)
 
 
-def _describe_error(e):
+def describe_error(e):
     first = str(e).strip().splitlines()
     return "%s: %s" % (type(e).__name__, first[-1] if first else "")
 
@@ -99,6 +157,8 @@ class Callable:
         self._error = None
 
     def describe(self, p):
+        if p["has_residual"]:
+            return "%s(x, weight, bias, problem, residual=residual) -> (y, s)" % self.origin
         return "%s(x, weight, bias, problem)" % self.origin
 
     def _load(self):
@@ -111,125 +171,23 @@ class Callable:
                     raise TypeError("%s is not callable" % self.origin)
                 self._fn = fn
             except Exception as e:  # the submission's own import: anything can happen
-                self._error = "cannot import %s: %s" % (self.origin, _describe_error(e))
+                self._error = "cannot import %s: %s" % (self.origin, describe_error(e))
         if self._error:
             raise CandidateError(self._error)
         return self._fn
 
     def instantiate(self, torch, p):
         fn = self._load()
-        problem = {k: p[k] for k in ("id", "op", "shape", "normalized_shape", "groups", "eps",
-                                     "scale", "affine")}
-        return Instance(lambda x, w, b: fn(x, w, b, problem))
+        problem = callable_problem(p)
+        if p["has_residual"]:
+            return Instance(lambda x, w, b, r: fn(x, w, b, problem, residual=r))
+        return Instance(lambda x, w, b, r: fn(x, w, b, problem))
 
 
-# KernelBench's models take these constructor parameters; the op they imply.
-_LAYER_NORM_NAMES = {"normalized_shape"}
-_GROUP_NORM_NAMES = {"num_groups"}
-_CHANNEL_NAMES = {"num_features", "num_channels", "channels"}
-
-
-def kernelbench_arguments(parameters, p):
-    """The keyword arguments for ModelNew(...) on problem p, from its constructor's parameter
-    names (a list of (name, has_default)); NotSupported when they imply another op."""
-    names = {name for name, _ in parameters}
-    implied = ("group_norm" if names & _GROUP_NORM_NAMES else
-               "layer_norm" if names & _LAYER_NORM_NAMES else None)
-    if implied is None:
-        raise NotSupported("ModelNew(%s) names neither normalized_shape nor num_groups: cannot "
-                           "tell its op" % ", ".join(n for n, _ in parameters))
-    if implied != p["op"]:
-        raise NotSupported("ModelNew computes %s, the problem is %s" % (implied, p["op"]))
-    kwargs = {}
-    for name, has_default in parameters:
-        if name == "normalized_shape":
-            kwargs[name] = tuple(p["normalized_shape"])
-        elif name in _GROUP_NORM_NAMES:
-            kwargs[name] = p["groups"]
-        elif name in _CHANNEL_NAMES:
-            kwargs[name] = p["channels"]
-        elif name == "eps":
-            kwargs[name] = p["eps"]
-        elif name in ("elementwise_affine", "affine"):
-            kwargs[name] = bool(p["affine"])
-        elif not has_default:
-            raise NotSupported("ModelNew's parameter %r has no value in a %s problem"
-                               % (name, p["op"]))
-    return kwargs
-
-
-class KernelBench:
-    """--kernelbench FILE.py: a KernelBench-style submission (a ModelNew class)."""
-
-    def __init__(self, path):
-        if not os.path.isfile(path):
-            raise UsageError("--kernelbench %s: no such file" % path)
-        self.path = path
-        stem = os.path.splitext(os.path.basename(path))[0]
-        self.id = "kernelbench." + "".join(c if c.isalnum() or c in "_-" else "_" for c in stem)
-        self.origin = path
-        self._class = None
-        self._error = None
-
-    def describe(self, p):
-        return "KernelBench-style ModelNew from %s" % self.path
-
-    def _load(self):
-        if self._class is None and self._error is None:
-            try:
-                name = "normbench_submission_" + self.id.split(".", 1)[1]
-                spec = importlib.util.spec_from_file_location(name, self.path)
-                module = importlib.util.module_from_spec(spec)
-                spec.loader.exec_module(module)  # builds load_inline extensions, if any
-                model = getattr(module, "ModelNew", None)
-                if model is None:
-                    raise AttributeError("%s defines no ModelNew" % self.path)
-                self._class = model
-            except Exception as e:
-                self._error = "cannot import %s: %s" % (self.path, _describe_error(e))
-        if self._error:
-            raise CandidateError(self._error)
-        return self._class
-
-    def instantiate(self, torch, p):
-        cls = self._load()
-        signature = inspect.signature(cls.__init__)
-        parameters = [(name, param.default is not inspect.Parameter.empty)
-                      for name, param in list(signature.parameters.items())[1:]
-                      if param.kind not in (param.VAR_POSITIONAL, param.VAR_KEYWORD)]
-        kwargs = kernelbench_arguments(parameters, p)
-        try:
-            model = cls(**kwargs).cuda().eval()
-        except Exception as e:
-            raise CandidateError("ModelNew(%s) failed: %s" % (
-                ", ".join("%s=%r" % kv for kv in kwargs.items()), _describe_error(e)))
-        weight, bias = find_affine_parameters(model, tuple(p["param_shape"]))
-        if p["affine"] and (weight is None or bias is None):
-            raise NotSupported("ModelNew has no weight and bias parameters of shape %s to load "
-                               "the problem's into" % list(p["param_shape"]))
-
-        def load(w, b):
-            with torch.no_grad():
-                if weight is not None:
-                    weight.copy_(w if w is not None else torch.ones_like(weight))
-                if bias is not None:
-                    bias.copy_(b if b is not None else torch.zeros_like(bias))
-
-        def call(x, w, b):
-            with torch.no_grad():
-                return model(x)
-
-        return Instance(call, load)
-
-
-def find_affine_parameters(model, shape):
-    """The model's parameters named ...weight and ...bias of `shape` (one each), else None."""
-    weight = bias = None
-    for name, param in model.named_parameters():
-        if tuple(param.shape) != shape:
-            continue
-        if name.endswith("weight") and weight is None:
-            weight = param
-        elif name.endswith("bias") and bias is None:
-            bias = param
-    return weight, bias
+def callable_problem(p):
+    """The problem as a callable sees it: a fresh dict each problem (a callable that changes it
+    changes nothing here)."""
+    problem = {k: p[k] for k in ("id", "op", "shape", "normalized_shape", "groups", "eps",
+                                 "scale", "affine", "has_bias", "dtype", "param_dtype", "layout")}
+    return dict(problem, shape=list(p["shape"]), normalized_shape=(
+        list(p["normalized_shape"]) if p["normalized_shape"] is not None else None))

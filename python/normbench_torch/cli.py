@@ -19,7 +19,8 @@ import os
 import sys
 
 from . import __version__
-from .candidates import Callable, KernelBench, TorchCompile, TorchEager
+from .candidates import Callable, TorchCompile, TorchEager
+from .kernelbench import KernelBench
 from .errors import EXIT_RUNTIME, EXIT_USAGE, UsageError
 from .plan import REPO_ROOT, find_normbench, load_plan
 
@@ -38,7 +39,8 @@ def parse_args(argv):
     parser.add_argument("--device", type=int, default=0, help="CUDA device index")
     parser.add_argument("--normbench", help="the normbench program (default: $NORMBENCH, PATH, build/normbench)")
     parser.add_argument("--callable", action="append", default=[], metavar="MODULE:FUNCTION",
-                        help="evaluate FUNCTION(x, weight, bias, problem) (repeatable)")
+                        help="evaluate FUNCTION(x, weight, bias, problem) -> y; for add_rms_norm "
+                             "FUNCTION(x, weight, bias, problem, residual=r) -> (y, s) (repeatable)")
     parser.add_argument("--kernelbench", action="append", default=[], metavar="FILE.py",
                         help="evaluate a KernelBench-style file's ModelNew (repeatable)")
     parser.add_argument("--torch", action="store_true",
@@ -51,8 +53,9 @@ def parse_args(argv):
                         help="no ~1 ms GPU spin before each sample: times then include Python's "
                              "dispatch whenever it outlasts the L2 eviction")
     parser.add_argument("--from-tensors", metavar="DIR",
-                        help="inputs from DIR/<problem>/trial<k>/{x,weight,bias}.npy (normbench run "
-                             "--save-tensors DIR) instead of generating them")
+                        help="inputs from DIR/<problem>/trial<k>/{x,residual,weight,bias}.npy "
+                             "(normbench run --save-tensors DIR: float32, logical order) instead of "
+                             "generating them")
     parser.add_argument("--allow-faster-than-copy", action="store_true",
                         help="a median faster than the copy floor warns instead of failing")
     args = parser.parse_args(argv)

@@ -9,10 +9,13 @@ cosine branch; constant = the value. Uniform and constant values are bit-identic
 normbench's; a normal value goes through log, cos and sqrt, whose last bit may differ between
 glibc, NumPy and CUDA (none did in 16.8 M NumPy and 1.5 M CUDA values compared).
 
+Inputs of a bfloat16 or float16 problem are these float32 values rounded to the dtype (dtypes.py).
 NumPy only; TorchBackend takes a torch module and device when the GPU generates the values.
 """
 
 import numpy as np
+
+from .dtypes import round_float32, torch_dtype
 
 MASK64 = (1 << 64) - 1
 GOLDEN_GAMMA = 0x9E3779B97F4A7C15
@@ -83,6 +86,10 @@ class NumpyBackend:
 
     log, cos, sqrt = staticmethod(np.log), staticmethod(np.cos), staticmethod(np.sqrt)
 
+    def round_to(self, a, dtype):
+        """float32 values rounded to `dtype` (nearest even), as float32."""
+        return round_float32(a, dtype)
+
 
 class TorchBackend:
     """The same operations on torch tensors on one device."""
@@ -113,6 +120,9 @@ class TorchBackend:
 
     def sqrt(self, a):
         return self.torch.sqrt(a)
+
+    def round_to(self, a, dtype):
+        return a.to(torch_dtype(self.torch, dtype)).to(self.torch.float32)
 
 
 def generate(backend, dist, key, first, n):

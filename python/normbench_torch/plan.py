@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 
+from .dtypes import check_dtype
 from .errors import UsageError
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -48,15 +49,46 @@ def run_plan(normbench, config=None, problems=(), trials=None, seed=None):
 
 def problem_from_plan(entry):
     """One planned problem as the rest of the package uses it: the resolved settings (op,
-    shape, eps, tolerance, inputs, timing, ...), the geometry and the trials' seeds."""
-    p = dict(entry["resolved"])
-    p.update(entry["geometry"])
+    shape, eps, tolerance, timing, ...), the geometry, the trials' seeds, and
+
+      distributions  the resolved inputs: tensor name -> distribution
+      inputs         the input tensors present, in order: x, residual, weight, bias
+      outputs        ["y"], or ["y", "s"] for add_rms_norm
+      dtype, param_dtype, layout, affine, has_bias, has_residual
+
+    A normbench that predates dtypes and layouts prints no such geometry: its problems are
+    float32, NCHW, with a bias whenever a weight, and these fields are derived the same way."""
+    resolved, geometry = entry["resolved"], entry["geometry"]
+    p = dict(resolved)
+    p["distributions"] = dict(resolved.get("inputs", {}))
+    p.update(geometry)  # geometry's "inputs" (the names) replaces resolved's (the distributions)
     p["seeds"] = list(entry["seeds"])
     p["trials"] = entry["trials"]
-    p["resolved"] = entry["resolved"]
+    p["resolved"] = resolved
     p.setdefault("normalized_shape", None)
     p.setdefault("groups", 0)
     p.setdefault("scale", 1.0)
+    p.setdefault("dtype", "float32")
+    p.setdefault("param_dtype", resolved.get("param_dtype", p["dtype"]))
+    p.setdefault("layout", resolved.get("layout", "nchw"))
+    p.setdefault("has_bias", bool(p["affine"]) and resolved.get("bias", True))
+    p.setdefault("has_residual", p["op"] == "add_rms_norm")
+    if not isinstance(p.get("inputs"), list):
+        p["inputs"] = (["x"] + (["residual"] if p["has_residual"] else []) +
+                       (["weight"] if p["affine"] else []) + (["bias"] if p["has_bias"] else []))
+    p.setdefault("outputs", ["y", "s"] if p["has_residual"] else ["y"])
+    try:
+        check_dtype(p["dtype"])
+        check_dtype(p["param_dtype"], "param_dtype")
+    except ValueError as e:
+        raise UsageError("problem %s: %s" % (p["id"], e))
+    if p["layout"] not in ("nchw", "nhwc"):
+        raise UsageError("problem %s: unknown layout %r; this normbench_torch knows nchw, nhwc"
+                         % (p["id"], p["layout"]))
+    missing = [n for n in p["inputs"] if n not in p["distributions"]]
+    if missing:
+        raise UsageError("problem %s: the plan gives no distribution for %s"
+                         % (p["id"], ", ".join(missing)))
     return p
 
 

@@ -1,21 +1,21 @@
 """One problem, end to end, for the candidates of candidates.py: inputs, the float64 reference,
 each candidate's trials, then for those that passed a second call (determinism) and the timing
-with its checks. The checks are normbench's where Python allows them (README, threat model):
-every trial's output verified; inputs fingerprinted; each call's output must be a float32
-tensor of x's shape on x's device; work left running outside the current stream is measured
-(the device must drain within 50 us of the stream finishing); every timed sample's output is
-compared bitwise with the verified one (deterministic candidates) or two samples are verified
-(the others); a median faster than the copy floor fails. A CUDA fault cannot be survived in
-one Python process: it ends the run, and the candidates not yet run are `not_run`."""
+with its checks. The checks are normbench's where Python allows them (checks.py; README,
+threat model): every output of every trial verified; inputs fingerprinted; each call's outputs
+must be tensors of x's logical shape, dtype and device; work left running outside the current
+stream is measured; every timed sample's outputs are compared bitwise with the verified ones
+(deterministic candidates) or two samples are verified (the others); a median faster than the
+copy floor fails. A CUDA fault cannot be survived in one Python process: it ends the run, and
+the candidates not yet run are `not_run`."""
 
 import random
 import sys
+import time
 
-from .inputs import CHUNK, fill_inputs
-from .verify import failure_summary, fingerprint, verify, violation_summary
-
-ESCAPED_WORK_LIMIT_US = 50.0  # as app/check/integrity.hpp
-COPY_FLOOR_MARGIN = 0.10
+from .checks import (copy_floor_failure, escaped_failure, escaped_limit_us, gpu_bytes_needed,
+                     outputs_of, same_outputs)
+from .inputs import allocate_inputs, fill_inputs
+from .verify import failure_summary, fingerprint, verify
 
 
 class Context:
@@ -36,61 +36,13 @@ def is_cuda_failure(error):
     return ("CUDA error" in text or "illegal memory access" in text) and "out of memory" not in text
 
 
-def output_problem(torch, y, x):
-    """Why a candidate's return value is not an output for x, or None."""
-    if not isinstance(y, torch.Tensor):
-        return "returned %s, not a torch.Tensor" % type(y).__name__
-    if tuple(y.shape) != tuple(x.shape):
-        return "returned shape %s, expected %s" % (list(y.shape), list(x.shape))
-    if y.dtype != x.dtype:
-        return "returned dtype %s, expected %s" % (y.dtype, x.dtype)
-    if y.device != x.device:
-        return "returned a tensor on %s, expected %s" % (y.device, x.device)
-    return None
-
-
 def escaped_work_us(torch):
     """Waits for the current stream, then for the whole device: how long the second wait took
     (microseconds) is the work the call left on other streams."""
-    import time
     torch.cuda.current_stream().synchronize()
     done = time.perf_counter()
     torch.cuda.synchronize()
     return (time.perf_counter() - done) * 1e6
-
-
-def escaped_limit_us(call_ms):
-    """Python's own synchronization costs more than normbench's C++ (37-67 us measured after
-    8 ms calls on the H100, against 1-15 us in C++): a call may leave the device busy for 50 us
-    or a tenth of its own event time, whichever is more. Work escaping to another stream
-    leaves the timed call itself nearly empty, so it still shows."""
-    return max(ESCAPED_WORK_LIMIT_US, 100.0 * call_ms)
-
-
-def escaped_failure(us, call_ms=0.0):
-    limit = escaped_limit_us(call_ms)
-    if us <= limit:
-        return None
-    return ("left work running outside the stream it was given: the device stayed busy %.0f us "
-            "after that stream finished (allowed: %.0f us)" % (us, limit))
-
-
-def copy_floor_failure(median_ms, p, copy, l2_bytes):
-    """As app/check/integrity.cpp: faster than the problem's DRAM bytes at the copy bandwidth,
-    by more than the margin."""
-    if not copy or copy["gb_per_s"] <= 0:
-        return None
-    beyond = lambda n: max(0, n - (l2_bytes or 0))  # noqa: E731
-    flushed = p["timing"]["flush_l2"]
-    dram = (p["read_bytes"] if flushed else beyond(p["read_bytes"])) + beyond(p["write_bytes"])
-    floor = dram / (copy["gb_per_s"] * 1e6)
-    if floor <= 0 or median_ms >= (1.0 - COPY_FLOOR_MARGIN) * floor:
-        return None
-    return ("median %.4g ms is faster than moving the problem's bytes through DRAM (%.1f MB at the "
-            "measured copy bandwidth of %.0f GB/s take %.4g ms; allowed: down to %.0f%% of that): "
-            "the bytes were not all moved, or the time is not what ran "
-            "(--allow-faster-than-copy makes this a warning)"
-            % (median_ms, dram / 1e6, copy["gb_per_s"], floor, 100 * (1 - COPY_FLOOR_MARGIN)))
 
 
 def new_kernel(candidate, p):
@@ -108,6 +60,8 @@ def instantiate(ctx, candidate, p, k):
     try:
         k["instance"] = candidate.instantiate(ctx.torch, p)
         k["pending"] = True
+        if k["instance"].note:
+            k["description"] += "; " + k["instance"].note
     except NotSupported as e:
         fail(k, "not_supported", str(e))
     except CandidateError as e:
@@ -118,20 +72,20 @@ def instantiate(ctx, candidate, p, k):
         fail(k, "error", "while building it: %s: %s" % (type(e).__name__, str(e).strip()[:300]))
 
 
-def call_checked(ctx, k, tensors):
+def call_arguments(tensors):
+    return tensors["x"], tensors.get("weight"), tensors.get("bias"), tensors.get("residual")
+
+
+def call_checked(ctx, p, k, tensors):
     """One call, timed by events and followed by the escaped-work measurement (kept in
-    k["escaped"] as (us, call ms)); returns y, or raises TypeError for a wrong output."""
+    k["escaped"] as (us, call ms)); returns its outputs, or raises TypeError for wrong ones."""
     torch = ctx.torch
-    x, w, b = tensors["x"], tensors.get("weight"), tensors.get("bias")
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
-    y = k["instance"].call(x, w, b)
+    result = k["instance"].call(*call_arguments(tensors))
     stop.record()
     k["escaped"].append((escaped_work_us(torch), float(start.elapsed_time(stop))))
-    problem = output_problem(torch, y, x)
-    if problem:
-        raise TypeError(problem)
-    return y
+    return outputs_of(torch, result, p, tensors["x"])
 
 
 def run_problem(ctx, p, candidates, results):
@@ -151,12 +105,8 @@ def run_problem(ctx, p, candidates, results):
                 fail(k, "skipped", "problem skipped: " + reason)
         return result
 
-    device = ctx.gpu.device
-    tensors = {"x": torch.empty(p["shape"], dtype=torch.float32, device=device)}
-    if p["affine"]:
-        for name in ("weight", "bias"):
-            tensors[name] = torch.empty(p["param_shape"], dtype=torch.float32, device=device)
-    prints = lambda: [fingerprint(torch, tensors.get(n)) for n in ("x", "weight", "bias")]  # noqa: E731
+    tensors = allocate_inputs(torch, p, ctx.gpu.device)
+    prints = lambda: [fingerprint(torch, tensors[n]) for n in p["inputs"]]  # noqa: E731
     last_outputs = {}
     for trial, seed in enumerate(p["seeds"]):
         progress("%s: trial %d: inputs" % (p["id"], trial))
@@ -168,51 +118,50 @@ def run_problem(ctx, p, candidates, results):
             progress("%s: trial %d: %s" % (p["id"], trial, k["id"]))
             try:
                 k["instance"].load(tensors.get("weight"), tensors.get("bias"))
-                y = call_checked(ctx, k, tensors)
+                outputs = call_checked(ctx, p, k, tensors)
             except Exception as e:  # the candidate's code: raises, wrong outputs, CUDA faults
                 if is_cuda_failure(e):
                     fail(k, "error", "trial %d: %s: %s" % (trial, type(e).__name__, str(e)[:300]))
                     raise
                 fail(k, "error", "trial %d: %s: %s" % (trial, type(e).__name__, str(e).strip()[:300]))
                 continue
-            t = verify(torch, p, tensors["x"], tensors.get("weight"), tensors.get("bias"), y, trial, seed)
+            t, why = verify(torch, p, tensors, outputs, trial, seed)
             t["inputs_unchanged"] = prints() == before
             k["trials"].append(t)
             if not t["passed"] or not t["inputs_unchanged"]:
-                fail(k, "failed", failure_summary(t, p["tolerance"]))
+                fail(k, "failed", failure_summary(t, why))
                 if not t["inputs_unchanged"]:
                     fill_inputs(torch, ctx.backend, ctx.from_tensors, p, trial, seed, tensors)
-                del y
+                del outputs
                 continue
             if trial == len(p["seeds"]) - 1:
-                last_outputs[k["id"]] = y
+                last_outputs[k["id"]] = outputs
             else:
-                del y
+                del outputs
     for k in kernels:
         if k["pending"]:
             k["status"] = "passed"  # every trial ran and passed
     for k in kernels:
         if not k["pending"]:
             continue
-        y0 = last_outputs.pop(k["id"])
+        verified = last_outputs.pop(k["id"])
         try:
-            check_second_call(ctx, p, k, tensors, y0)
+            check_second_call(ctx, p, k, tensors, verified)
             if k["pending"]:
-                time_candidate(ctx, p, k, tensors, y0)
+                time_candidate(ctx, p, k, tensors, verified)
         except Exception as e:
             if is_cuda_failure(e):
                 fail(k, "error", "%s: %s" % (type(e).__name__, str(e)[:300]))
                 raise
             fail(k, "error", "while timing: %s: %s" % (type(e).__name__, str(e).strip()[:300]))
-        del y0
+        del verified
         k["instance"] = None
     return result
 
 
-def check_second_call(ctx, p, k, tensors, y0):
-    torch = ctx.torch
-    y = call_checked(ctx, k, tensors)
-    k["deterministic"] = bool(torch.equal(y, y0))
+def check_second_call(ctx, p, k, tensors, verified):
+    outputs = call_checked(ctx, p, k, tensors)
+    k["deterministic"] = same_outputs(ctx.torch, outputs, verified)
     # Judged over all checked calls: the one that stayed least over its allowance.
     us, call_ms = min(k["escaped"], key=lambda e: e[0] - escaped_limit_us(e[1]))
     why = escaped_failure(us, call_ms)
@@ -220,33 +169,34 @@ def check_second_call(ctx, p, k, tensors, y0):
         fail(k, "failed", why)
 
 
-def time_candidate(ctx, p, k, tensors, y0):
+def time_candidate(ctx, p, k, tensors, verified):
     torch = ctx.torch
-    x, w, b = tensors["x"], tensors.get("weight"), tensors.get("bias")
+    arguments = call_arguments(tensors)
     progress("%s: timing %s" % (p["id"], k["id"]))
     deterministic = k["deterministic"]
     chosen = random.Random(p["seed"] ^ hash(k["id"])).randrange(max(1, p["timing"]["min_samples"]))
     state = {"mismatch": None, "failure": None, "compared": 0, "last": None}
 
-    def after_sample(i, y):
+    def after_sample(i, result):
+        outputs = outputs_of(torch, result, p, tensors["x"])
         if deterministic:
             state["compared"] += 1
-            if state["mismatch"] is None and not torch.equal(y, y0):
+            if state["mismatch"] is None and not same_outputs(torch, outputs, verified):
                 state["mismatch"] = i
         elif i == chosen and state["failure"] is None:
-            t = verify(torch, p, x, w, b, y, 0, 0)
+            t, why = verify(torch, p, tensors, outputs, 0, 0)
             if not t["passed"]:
-                state["failure"] = "timed sample %d: %s" % (i, violation_summary(t, p["tolerance"]))
-        state["last"] = y
+                state["failure"] = "timed sample %d: %s" % (i, why)
+        state["last"] = outputs
 
-    before = [fingerprint(torch, tensors.get(n)) for n in ("x", "weight", "bias")]
-    summary, escaped = ctx.gpu.time_calls(lambda: k["instance"].call(x, w, b), p["timing"], after_sample)
+    before = [fingerprint(torch, tensors[n]) for n in p["inputs"]]
+    summary, escaped = ctx.gpu.time_calls(lambda: k["instance"].call(*arguments), p["timing"], after_sample)
     last, count = state.pop("last"), summary["samples"]
     checks = {"outputs_checked": state["compared"] if deterministic else 2 if count > chosen else 1,
               "method": "bitwise" if deterministic else "reference",
               "escaped_work_us": sorted(escaped)[len(escaped) // 2]}
     why = escaped_failure(checks["escaped_work_us"], summary["median_ms"])
-    if not why and [fingerprint(torch, tensors.get(n)) for n in ("x", "weight", "bias")] != before:
+    if not why and [fingerprint(torch, tensors[n]) for n in p["inputs"]] != before:
         why = "modified its inputs"
     if not why and state["mismatch"] is not None:
         why = ("the output of timed sample %d is not the verified output (the candidate gave "
@@ -254,9 +204,9 @@ def time_candidate(ctx, p, k, tensors, y0):
     if not why and state["failure"]:
         why = state["failure"]
     if not why and not deterministic:
-        t = verify(torch, p, x, w, b, last, 0, 0)
+        t, failure = verify(torch, p, tensors, last, 0, 0)
         if not t["passed"]:
-            why = "timed sample %d: %s" % (count - 1, violation_summary(t, p["tolerance"]))
+            why = "timed sample %d: %s" % (count - 1, failure)
     if why:
         return fail(k, "failed", "while timing: " + why)
     if not ctx.allow_faster_than_copy:
@@ -270,10 +220,7 @@ def resource_problem(ctx, p):
     torch = ctx.torch
     torch.cuda.empty_cache()
     free, _ = torch.cuda.mem_get_info(ctx.gpu.device)
-    x_bytes = 4 * p["num_elements"]
-    # x, the verified output kept to compare the timed samples with, two samples' outputs, and
-    # the reference's float64 slabs.
-    needed = 4 * x_bytes + 8 * p["param_size"] + 4 * 8 * min(p["num_elements"], CHUNK + p["segment_size"]) + 256e6
+    needed = gpu_bytes_needed(p)
     if needed > free:
         return "does not fit in GPU memory: needs %.2f GB, %.2f GB free" % (needed / 1e9, free / 1e9)
     return None

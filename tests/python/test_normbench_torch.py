@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
 """python/normbench_torch without a GPU or PyTorch: the package imports; its input generator
 matches golden values of normbench's C++ generator (tests/cpu/inputs/inputs_golden_test.cpp);
-it reads its problems from `normbench plan` (NORMBENCH_BINARY); the KernelBench adapter builds
-ModelNew from a problem by its parameter names; the integrity rules as normbench's; and its
-report follows results/report.schema.json and is read by `normbench report`.
+its rounding to bfloat16 and float16 is round-to-nearest-even (ties, overflow, subnormals); its
+float64 reference of every op (RMSNorm, add + RMSNorm from the stored sum, LayerNorm without
+bias, GroupNorm) matches hand-computed values; verification aggregates over every output and
+names each mismatch's tensor and logical coordinates (channels-last GroupNorm included); it
+reads its problems from `normbench plan` (NORMBENCH_BINARY) and from a plan with the dtype and
+layout geometry; the KernelBench adapter builds ModelNew from a problem by its parameter names;
+the integrity rules as normbench's; and its report follows results/report.schema.json and is
+read by `normbench report`.
 
 Run: python3 tests/python/test_normbench_torch.py (exits 77, "skipped", without NumPy).
 """
@@ -106,7 +111,8 @@ class Package(unittest.TestCase):
     def test_imports_without_torch(self):
         code = ("import sys; sys.modules['torch'] = None; sys.path.insert(0, %r); "
                 "import normbench_torch, normbench_torch.cli, normbench_torch.candidates, "
-                "normbench_torch.runner, normbench_torch.report; print(normbench_torch.__version__)"
+                "normbench_torch.kernelbench, normbench_torch.runner, normbench_torch.report; "
+                "print(normbench_torch.__version__)"
                 % os.path.join(ROOT, "python"))
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         self.assertEqual(done.returncode, 0, done.stderr)
@@ -130,8 +136,15 @@ class Plan(unittest.TestCase):
                 n *= d
             self.assertEqual(p["num_elements"], n)
             self.assertEqual(p["num_segments"] * p["segment_size"], n)
-            self.assertIn(p["inputs"]["x"]["dist"], ("uniform", "normal", "constant"))
+            self.assertIn(p["distributions"]["x"]["dist"], ("uniform", "normal", "constant"))
             self.assertIn("kernel_timeout_s" in p["timing"], (True, False))
+            # Whatever this normbench prints of dtypes and layouts, smoke.json is float32 NCHW
+            # with weight and bias.
+            self.assertEqual((p["dtype"], p["param_dtype"], p["layout"]), ("float32", "float32", "nchw"))
+            self.assertEqual((p["inputs"], p["outputs"]), (["x", "weight", "bias"], ["y"]))
+            self.assertEqual(sorted(p["distributions"]), ["bias", "weight", "x"])
+            self.assertTrue(p["has_bias"])
+            self.assertFalse(p["has_residual"])
 
     def test_normbench_refusals_are_usage_errors(self):
         from normbench_torch.errors import UsageError
@@ -153,6 +166,101 @@ class Plan(unittest.TestCase):
             self.assertIn(message, done.stderr)
 
 
+UNIFORM_JSON = {"dist": "uniform", "low": 0.0, "high": 1.0}
+NORMAL_JSON = {"dist": "normal", "mean": 0.0, "std": 1.0}
+TIMING_JSON = {"warmup": 1, "min_samples": 5, "max_noise": 0.02, "max_time_s": 0.5, "flush_l2": True}
+
+
+def plan_entry(resolved, geometry):
+    """A `normbench plan --json` problem entry as issue 9's normbench prints it."""
+    resolved = dict({"eps": 1e-5, "affine": True, "seed": 42, "trials": 2, "timing": TIMING_JSON},
+                    **resolved)
+    return {"id": resolved["id"], "resolved": resolved, "geometry": geometry, "trials": 2,
+            "seeds": [42, 43], "kernels": []}
+
+
+class PlanGeometry(unittest.TestCase):
+    """Problems from a hand-written plan with the dtype and layout geometry (the normbench
+    built here may not print it yet)."""
+
+    ADD_RMS = plan_entry(
+        {"id": "add_bf16", "op": "add_rms_norm", "shape": [4, 64], "normalized_shape": [64],
+         "dtype": "bfloat16", "param_dtype": "float32",
+         "tolerance": {"rtol": 2.0 ** -7, "atol": 2.0 ** -7},
+         "inputs": {"x": UNIFORM_JSON, "residual": NORMAL_JSON, "weight": NORMAL_JSON}},
+        {"num_elements": 256, "num_segments": 4, "segment_size": 64, "channels": 0, "spatial": 1,
+         "param_size": 64, "param_shape": [64], "read_bytes": 2 * 2 * 256 + 4 * 64,
+         "write_bytes": 2 * 2 * 256, "min_bytes": 4 * 2 * 256 + 4 * 64, "dtype": "bfloat16",
+         "param_dtype": "float32", "layout": "nchw", "affine": True, "has_bias": False,
+         "has_residual": True, "inputs": ["x", "residual", "weight"], "outputs": ["y", "s"]})
+    GN_NHWC = plan_entry(
+        {"id": "gn_nhwc", "op": "group_norm", "shape": [2, 8, 4, 4], "groups": 2, "dtype": "float16",
+         "layout": "nhwc", "bias": False, "tolerance": {"rtol": 2.0 ** -10, "atol": 2.0 ** -10},
+         "inputs": {"x": UNIFORM_JSON, "weight": NORMAL_JSON}},
+        {"num_elements": 256, "num_segments": 4, "segment_size": 64, "channels": 8, "spatial": 16,
+         "param_size": 8, "param_shape": [8], "read_bytes": 2 * 256 + 2 * 8, "write_bytes": 2 * 256,
+         "min_bytes": 4 * 256 + 2 * 8, "dtype": "float16", "param_dtype": "float16",
+         "layout": "nhwc", "affine": True, "has_bias": False, "has_residual": False,
+         "inputs": ["x", "weight"], "outputs": ["y"]})
+
+    def test_new_geometry(self):
+        from normbench_torch.checks import gpu_bytes_needed
+        from normbench_torch.plan import problem_from_plan
+        p = problem_from_plan(self.ADD_RMS)
+        self.assertEqual(p["inputs"], ["x", "residual", "weight"])
+        self.assertEqual(p["outputs"], ["y", "s"])
+        self.assertEqual(p["distributions"]["residual"], NORMAL_JSON)
+        self.assertEqual((p["dtype"], p["param_dtype"], p["layout"]), ("bfloat16", "float32", "nchw"))
+        self.assertFalse(p["has_bias"])
+        self.assertTrue(p["has_residual"])
+        self.assertEqual(p["seeds"], [42, 43])
+        # x and residual, y and s kept and two samples of each, in bfloat16; the float32 weight;
+        # the reference's float64 arrays over its one slab; the slack.
+        self.assertEqual(gpu_bytes_needed(p), 2 * 256 * (2 + 3 * 2) + 4 * 64 + 8 * 8 * 256 + 256e6)
+        g = problem_from_plan(self.GN_NHWC)
+        self.assertEqual((g["dtype"], g["param_dtype"], g["layout"]), ("float16", "float16", "nhwc"))
+        self.assertEqual((g["inputs"], g["outputs"], g["has_bias"]), (["x", "weight"], ["y"], False))
+        self.assertEqual(gpu_bytes_needed(g), 2 * 256 * 4 + 2 * 8 + 8 * 8 * 256 + 256e6)
+
+    def test_a_plan_without_the_new_geometry_reads_as_float32(self):
+        from normbench_torch.plan import problem_from_plan
+        old = plan_entry({"id": "ln", "op": "layer_norm", "shape": [2, 8], "normalized_shape": [8],
+                          "dtype": "float32", "tolerance": {"rtol": 1e-5, "atol": 1e-5},
+                          "inputs": {"x": UNIFORM_JSON, "weight": NORMAL_JSON, "bias": NORMAL_JSON}},
+                         {"num_elements": 16, "num_segments": 2, "segment_size": 8, "channels": 0,
+                          "spatial": 1, "param_size": 8, "param_shape": [8], "min_bytes": 192,
+                          "read_bytes": 128, "write_bytes": 64})
+        p = problem_from_plan(old)
+        self.assertEqual((p["dtype"], p["param_dtype"], p["layout"]), ("float32", "float32", "nchw"))
+        self.assertEqual((p["inputs"], p["outputs"]), (["x", "weight", "bias"], ["y"]))
+        self.assertTrue(p["has_bias"])
+        unaffine = plan_entry(dict(old["resolved"], affine=False, inputs={"x": UNIFORM_JSON}), old["geometry"])
+        self.assertEqual(problem_from_plan(unaffine)["inputs"], ["x"])
+
+    def test_unknown_dtype_or_missing_distribution_is_a_usage_error(self):
+        from normbench_torch.errors import UsageError
+        from normbench_torch.plan import problem_from_plan
+        entry = json.loads(json.dumps(self.ADD_RMS))
+        entry["geometry"]["dtype"] = "float8"
+        with self.assertRaises(UsageError) as e:
+            problem_from_plan(entry)
+        self.assertIn("unknown dtype 'float8'", str(e.exception))
+        entry = json.loads(json.dumps(self.ADD_RMS))
+        del entry["resolved"]["inputs"]["residual"]
+        with self.assertRaises(UsageError) as e:
+            problem_from_plan(entry)
+        self.assertIn("no distribution for residual", str(e.exception))
+
+    def test_a_callable_sees_the_formats(self):
+        from normbench_torch.candidates import callable_problem
+        from normbench_torch.plan import problem_from_plan
+        problem = callable_problem(problem_from_plan(self.GN_NHWC))
+        self.assertEqual({k: problem[k] for k in ("op", "dtype", "param_dtype", "layout", "has_bias", "affine")},
+                         {"op": "group_norm", "dtype": "float16", "param_dtype": "float16",
+                          "layout": "nhwc", "has_bias": False, "affine": True})
+        self.assertEqual((problem["shape"], problem["groups"]), ([2, 8, 4, 4], 2))
+
+
 class KernelBenchAdapter(unittest.TestCase):
     LN = {"op": "layer_norm", "normalized_shape": [64, 8], "groups": 0, "channels": 0,
           "eps": 1e-5, "affine": True}
@@ -160,7 +268,7 @@ class KernelBenchAdapter(unittest.TestCase):
           "eps": 1e-5, "affine": True}
 
     def test_builds_by_parameter_name(self):
-        from normbench_torch.candidates import kernelbench_arguments
+        from normbench_torch.kernelbench import kernelbench_arguments
         self.assertEqual(kernelbench_arguments([("normalized_shape", False)], self.LN),
                          {"normalized_shape": (64, 8)})
         self.assertEqual(kernelbench_arguments([("num_features", False), ("num_groups", False),
@@ -168,7 +276,8 @@ class KernelBenchAdapter(unittest.TestCase):
                          {"num_features": 64, "num_groups": 8, "eps": 1e-5})
 
     def test_another_op_or_an_unknown_parameter_is_not_supported(self):
-        from normbench_torch.candidates import NotSupported, kernelbench_arguments
+        from normbench_torch.candidates import NotSupported
+        from normbench_torch.kernelbench import kernelbench_arguments
         with self.assertRaises(NotSupported) as e:
             kernelbench_arguments([("normalized_shape", False)], self.GN)
         self.assertIn("ModelNew computes layer_norm, the problem is group_norm", str(e.exception))
@@ -180,10 +289,19 @@ class KernelBenchAdapter(unittest.TestCase):
         self.assertEqual(kernelbench_arguments([("normalized_shape", False), ("dropout", True)],
                                                self.LN), {"normalized_shape": (64, 8)})
 
+    def test_rms_ops_are_not_supported(self):
+        from normbench_torch.candidates import NotSupported
+        from normbench_torch.kernelbench import kernelbench_arguments
+        for op in ("rms_norm", "add_rms_norm"):
+            with self.assertRaises(NotSupported) as e:
+                kernelbench_arguments([("normalized_shape", False)], dict(self.LN, op=op))
+            self.assertIn("LayerNorm and GroupNorm models only", str(e.exception))
+            self.assertIn("the problem is %s: use --callable" % op, str(e.exception))
+
 
 class Integrity(unittest.TestCase):
     def test_as_normbench(self):
-        from normbench_torch.runner import copy_floor_failure, escaped_failure
+        from normbench_torch.checks import copy_floor_failure, escaped_failure
         self.assertIsNone(escaped_failure(50.0))
         self.assertIn("outside the stream it was given", escaped_failure(812.0))
         self.assertIn("outside the stream it was given", escaped_failure(812.0, 0.01))
@@ -193,6 +311,10 @@ class Integrity(unittest.TestCase):
         self.assertIsNone(copy_floor_failure(0.3, p, copy, 50000000))
         self.assertIn("faster than moving", copy_floor_failure(0.0012, p, copy, 50000000))
         self.assertIsNone(copy_floor_failure(0.0012, p, None, 50000000))
+        # bfloat16 add_rms_norm: x and residual read, y and s written, 2 bytes each
+        p = {"read_bytes": 4 * 2 ** 28, "write_bytes": 4 * 2 ** 28, "timing": {"flush_l2": True}}
+        self.assertIn("faster than moving", copy_floor_failure(0.6, p, copy, 50000000))
+        self.assertIsNone(copy_floor_failure(0.7, p, copy, 50000000))
 
 
 @needs_numpy
@@ -209,12 +331,16 @@ class Report(unittest.TestCase):
         trial = {"trial": 0, "seed": 42, "passed": True, "checked": p["num_elements"], "violations": 0,
                  "nonfinite": 0, "max_abs_error": 1e-7, "max_rel_error": 1e-3, "rel_l2_error": 1e-8,
                  "inputs_unchanged": True, "first_mismatches": []}
+        mismatches = [{"tensor": "y", "index": 5, "coords": [0, 0, 0, 5], "value": 2.5, "expected": 0.5},
+                      {"tensor": "y", "index": 6, "coords": [0, 0, 0, 6], "value": None,
+                       "expected": 0.25, "value_text": "nan"}]
         checks = {"outputs_checked": 3, "method": "bitwise", "escaped_work_us": 2.0}
         kernels = [dict(id="torch.eager", description="d", origin=None, status="passed", reason="",
                         trials=[trial], timing=timing, checks=checks, deterministic=True),
                    dict(id="kernelbench.mine", description="d", origin="mine.py", status="failed",
                         reason="trial 0: 1 of 2 elements outside", deterministic=None,
-                        trials=[dict(trial, passed=False, violations=1)], timing=timing, checks=None),
+                        trials=[dict(trial, passed=False, violations=2, nonfinite=1,
+                                     first_mismatches=mismatches)], timing=timing, checks=None),
                    dict(id="callable.m.f", description="d", origin="m:f", status="error",
                         reason="cannot import m:f: ModuleNotFoundError: No module named 'm'",
                         deterministic=None, trials=[], timing=None, checks=None)]
@@ -237,6 +363,8 @@ class Report(unittest.TestCase):
         self.assertIsNone(kernels[1]["timing"])  # a candidate that failed has no time
         self.assertEqual(kernels[0]["timing"]["checks"]["method"], "bitwise")
         self.assertEqual(r["summary"]["error"], 1)
+        mismatch = kernels[1]["verification"]["trials"][0]["first_mismatches"][1]
+        self.assertEqual((mismatch["tensor"], mismatch["value_text"]), ("y", "nan"))
 
     def test_follows_the_report_schema(self):
         try:
