@@ -124,27 +124,29 @@ VerificationResult verify_outputs(const NormalizationReference& reference,
                                   int threads, size_t max_mismatches) {
   Tally all;
   std::vector<TensorCheck> tensors;
-  for (Output output : problem_outputs(reference.problem())) {
+  const std::vector<Output> all_outputs = problem_outputs(reference.problem());
+  for (Output output : all_outputs) {
     const float* values = output == Output::sum ? outputs.sum : outputs.y;
     const Tally t = check_output(reference, output, values, tolerance, threads, max_mismatches);
     tensors.push_back({output_name(output), t.checked, t.violations, t.nonfinite});
-    all.merge(t, max_mismatches);
+    all.merge(t, max_mismatches * all_outputs.size());  // up to max_mismatches each
   }
   return result_of(all, reference, std::move(tensors));
 }
 
 std::string violation_text(const VerificationResult& r, const Tolerance& tol) {
-  auto text = [&](int64_t violations, int64_t checked, int64_t nonfinite) {
-    return fmt::format("{} of {} elements outside |y - ref| <= {} + {} * |ref|{}", violations,
-                       checked, tol.atol, tol.rtol,
+  auto text = [&](const std::string& tensor, int64_t violations, int64_t checked,
+                  int64_t nonfinite) {
+    return fmt::format("{} of {} elements outside |{} - ref| <= {} + {} * |ref|{}", violations,
+                       checked, tensor, tol.atol, tol.rtol,
                        nonfinite > 0 ? fmt::format(" ({} NaN/Inf)", nonfinite) : "");
   };
-  if (r.tensors.size() <= 1) return text(r.violations, r.checked, r.nonfinite);
+  if (r.tensors.size() <= 1) return text("y", r.violations, r.checked, r.nonfinite);
   std::string out;
   for (const TensorCheck& t : r.tensors)
     if (t.violations > 0)
-      out +=
-          (out.empty() ? "" : "; ") + t.tensor + ": " + text(t.violations, t.checked, t.nonfinite);
+      out += (out.empty() ? "" : "; ") + t.tensor + ": " +
+             text(t.tensor, t.violations, t.checked, t.nonfinite);
   return out;
 }
 

@@ -63,13 +63,15 @@ inline VerificationResult verify_output(const NormalizationReference& reference,
 }
 
 // Every output of the problem, merged: checked and violations add up, errors are the largest,
-// and it passes only if every output passed.
+// up to max_mismatches mismatches of each output are kept, and it passes only if every output
+// passed.
 VerificationResult verify_outputs(const NormalizationReference& reference,
                                   const OutputValues& outputs, const Tolerance& tolerance,
                                   int threads, size_t max_mismatches = 8);
 
-// "3 of 32 elements outside |y - ref| <= 1e-05 + 1e-05 * |ref|", each output with violations
-// named ("s: ...; y: ...") when the problem has more than one.
+// "3 of 32 elements outside |y - ref| <= 1e-05 + 1e-05 * |ref|"; when the problem has more than
+// one output, each output with violations named, in output order ("y: ...; s: 3 of 32 elements
+// outside |s - ref| <= ...").
 std::string violation_text(const VerificationResult& result, const Tolerance& tolerance);
 
 }  // namespace normbench

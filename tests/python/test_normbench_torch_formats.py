@@ -235,8 +235,8 @@ class Verification(unittest.TestCase):
         s[0, 5] -= 2.0
         s[1, 15] += 3.0
         record, why = verify_arrays(p, inputs, {"y": y, "s": s}, 0, 42)
-        self.assertEqual(why, "s: 2 of 32 elements outside |s - ref| <= 0.0078125 + 0.0078125 * |ref|; "
-                              "y: 1 of 32 elements outside |y - ref| <= 0.0078125 + 0.0078125 * |ref|")
+        self.assertEqual(why, "y: 1 of 32 elements outside |y - ref| <= 0.0078125 + 0.0078125 * |ref|; "
+                              "s: 2 of 32 elements outside |s - ref| <= 0.0078125 + 0.0078125 * |ref|")
         self.assertEqual(failure_summary(record, why), "trial 0: " + why)
         self.assertEqual((record["checked"], record["violations"]), (64, 3))
         self.assertEqual([(m["tensor"], m["index"], m["coords"]) for m in record["first_mismatches"]],

@@ -99,13 +99,13 @@ TEST(ModernVerification, BothOutputsAreCheckedAndViolationsNamed) {
   EXPECT_EQ(bad.first_mismatches[0].tensor, "s");
   EXPECT_EQ(bad.first_mismatches[0].index, 1);
   EXPECT_EQ(violation_text(bad, tol),
-            "s: 1 of 4 elements outside |y - ref| <= 0.0078125 + 0.0078125 * |ref|");
+            "s: 1 of 4 elements outside |s - ref| <= 0.0078125 + 0.0078125 * |ref|");
 
   y[3] = NAN;  // and y, NaN: both named, in output order
   const VerificationResult worse = verify_outputs(c.reference, {y.data(), s.data()}, tol, 1);
   EXPECT_EQ(violation_text(worse, tol),
             "y: 1 of 4 elements outside |y - ref| <= 0.0078125 + 0.0078125 * |ref| (1 NaN/Inf); "
-            "s: 1 of 4 elements outside |y - ref| <= 0.0078125 + 0.0078125 * |ref|");
+            "s: 1 of 4 elements outside |s - ref| <= 0.0078125 + 0.0078125 * |ref|");
   EXPECT_EQ(worse.first_mismatches[0].tensor, "y");
 }
 
