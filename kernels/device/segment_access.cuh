@@ -80,10 +80,23 @@ struct ChannelsLastSegments {
   }
 };
 
+// One element through the read-only path, widened to float. The 16-bit types are loaded as
+// their bits: cuda_bf16's and cuda_fp16's __ldg overloads left an 8-16 byte stack frame in
+// the naive kernels.
+__device__ __forceinline__ float load_readonly(const float* p) {
+  return __ldg(p);
+}
+__device__ __forceinline__ float load_readonly(const __nv_bfloat16* p) {
+  return __bfloat162float(__ushort_as_bfloat16(__ldg(reinterpret_cast<const unsigned short*>(p))));
+}
+__device__ __forceinline__ float load_readonly(const __half* p) {
+  return __half2float(__ushort_as_half(__ldg(reinterpret_cast<const unsigned short*>(p))));
+}
+
 // A parameter of type P widened to float, or `absent` where the tensor is not given.
 template <class P>
 __device__ __forceinline__ float param_or(const P* p, int64_t i, float absent) {
-  return p ? to_float<P>(__ldg(p + i)) : absent;
+  return p ? load_readonly(p + i) : absent;
 }
 
 // weight/bias per element of a row.

@@ -28,6 +28,7 @@
 #include "kernels/device/device_math.cuh"
 #include "kernels/device/element_types.cuh"
 #include "kernels/device/raw_vectors.cuh"
+#include "kernels/device/segment_access.cuh"
 #include "kernels/families/launch_helpers.hpp"
 #include "kernels/families/wide_rows_plan.hpp"
 
@@ -102,7 +103,7 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
   // RMSNorm: shift and delta stay 0 and the expressions below fold to x and x^2.
   float shift = 0.0f, delta = 0.0f;
   if constexpr (kNorm == Norm::centered) {
-    shift = to_float<T>(__ldg(t.x + row_start));
+    shift = load_readonly(t.x + row_start);
     float total = 0.0f;
 #pragma unroll
     for (int j = 0; j < kVectors; ++j) {
