@@ -13,6 +13,15 @@
 //   >= 64K                      : split over SMs, x read once (2x bytes)
 //   between 1024 and 64K        : the general kernel: its re-reads of a segment hit L1/L2,
 //                                 while the split kernel would take one short segment per SM
+// and for the formats beyond float32 with weight and bias (bfloat16/float16 data, float32 or
+// 16-bit parameters, a weight without a bias, the RMSNorm ops), which the float32 variants
+// above decline:
+//   rows of up to 32K 16-bit / 16K float32 elements that are whole 16-byte vectors:
+//                                 row_in_registers, a block per row holding it in registers,
+//                                 x read once (families/wide_rows.cuh; predictions in NOTES.md)
+//   any other row               : the general kernel
+// (Float32 rows with weight and bias between 1025 and 64K elements stay on the general kernel,
+// whose times are committed, until row_in_registers is measured against it: NOTES.md.)
 #pragma once
 
 #include <string>
@@ -34,6 +43,9 @@ inline bool long_segments(const ProblemShape& p) {
 }
 inline bool long_affine_segments(const ProblemShape& p) {
   return p.affine && long_segments(p);
+}
+inline bool beyond_classic(const ProblemShape& p) {
+  return !p.is_classic();
 }
 
 struct DispatchRule {

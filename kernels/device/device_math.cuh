@@ -21,6 +21,11 @@ struct SegmentStats {
   float rstd;   // 1 / sqrt(biased variance + eps)
 };
 
+// What a kernel computes of a segment: LayerNorm and GroupNorm subtract the mean (centered),
+// RMSNorm divides by the root mean square only (rms), and add_rms_norm first forms and stores
+// s = x + residual, rounded once to the data's type, then normalizes that rounded s (add_rms).
+enum class Norm { centered, rms, add_rms };
+
 __device__ __forceinline__ float normalize(float x, const SegmentStats& s) {
   return ((x - s.shift) - s.delta) * s.rstd;
 }

@@ -1,5 +1,5 @@
-// Host-side helpers shared by kernel launchers: the device-side weight/bias mappings and
-// epilogues of each op, built from a ProblemShape.
+// Host-side helpers shared by kernel launchers: the device-side segment layouts, weight/bias
+// mappings and epilogues of each op, built from a ProblemShape.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +7,8 @@
 #include <string>
 
 #include "kernels/device/device_math.cuh"
+#include "kernels/device/element_types.cuh"
+#include "kernels/device/segment_access.cuh"
 #include "kernels/problem_shape.hpp"
 #include "kernels/registry.hpp"
 
@@ -28,6 +30,28 @@ inline RowParams row_params(const KernelArgs& args) {
 inline ChannelParams channel_params(const ProblemShape& p, const KernelArgs& args) {
   return {static_cast<const float*>(args.weight), static_cast<const float*>(args.bias), p.groups,
           p.channels / p.groups, p.spatial};
+}
+
+// The same mappings for every format: weight and bias of type P, either of them absent.
+template <class P>
+TypedRowParams<P> typed_row_params(const KernelArgs& args) {
+  return {static_cast<const P*>(args.weight), static_cast<const P*>(args.bias)};
+}
+
+template <class P>
+TypedChannelParams<P> typed_channel_params(const ProblemShape& p, const KernelArgs& args) {
+  return {static_cast<const P*>(args.weight), static_cast<const P*>(args.bias), p.groups,
+          p.channels / p.groups, p.spatial};
+}
+
+template <class P>
+ChannelsLastParams<P> channels_last_params(const ProblemShape& p, const KernelArgs& args) {
+  return {static_cast<const P*>(args.weight), static_cast<const P*>(args.bias), p.groups,
+          p.channels / p.groups, p.spatial};
+}
+
+inline ChannelsLastSegments channels_last_segments(const ProblemShape& p) {
+  return {p.groups, p.channels / p.groups, p.channels, p.spatial};
 }
 
 // The naive and general kernels use erff; the fast ones the branch-free polynomial erf.

@@ -1,4 +1,5 @@
-// Launcher of naive_kernel; each op's naive.cu instantiates it with its params and epilogue.
+// Launchers of naive_kernel; each op's naive.cu calls one with its epilogue (group_norm/naive.cu
+// picks the segments and parameters of its layout itself).
 #pragma once
 
 #include <limits>
@@ -14,12 +15,29 @@ inline std::optional<std::string> naive_unsupported(const ProblemShape& p, const
   return std::nullopt;
 }
 
-template <class Params, class Epilogue>
-cudaError_t launch_naive(const ProblemShape& p, const KernelArgs& args, Params params,
-                         Epilogue epilogue) {
-  naive_kernel<<<static_cast<unsigned>(p.num_segments), kNaiveThreads, 0, args.stream>>>(
-      x_f32(args), y_f32(args), params, epilogue, p.segment_size, p.eps);
+template <class T, Norm kNorm, class Segments, class Params, class Epilogue>
+cudaError_t launch_naive_as(const ProblemShape& p, const KernelArgs& args, Segments segments,
+                            Params params, Epilogue epilogue) {
+  naive_kernel<T, kNorm><<<static_cast<unsigned>(p.num_segments), kNaiveThreads, 0, args.stream>>>(
+      static_cast<const T*>(args.x), static_cast<T*>(args.y), params, epilogue, p.segment_size,
+      p.eps, segments, static_cast<const T*>(args.residual), static_cast<T*>(args.sum));
   return cudaGetLastError();
+}
+
+// Rows of LayerNorm (kNorm centered, any epilogue), RMSNorm (rms) and add_rms_norm (add_rms).
+template <Norm kNorm, class Epilogue>
+cudaError_t launch_naive_rows(const ProblemShape& p, const KernelArgs& args, Epilogue epilogue) {
+  const ContiguousSegments rows;
+  if constexpr (kNorm == Norm::centered) {
+    // float32 with weight and bias or neither: the instantiation of the committed results.
+    if (p.is_classic())
+      return launch_naive_as<float, kNorm>(p, args, rows, row_params(args), epilogue);
+  }
+  return with_element_types(p, [&](auto data, auto param) {
+    using T = typename decltype(data)::type;
+    using P = typename decltype(param)::type;
+    return launch_naive_as<T, kNorm>(p, args, rows, typed_row_params<P>(args), epilogue);
+  });
 }
 
 }  // namespace normbench::kernels

@@ -1,15 +1,15 @@
-// layer_norm.naive: the baseline (families/naive_kernel.cuh). Supports every shape.
+// layer_norm.naive: the baseline (families/naive_kernel.cuh). Supports every shape and format.
 #include "kernels/families/naive_launch.cuh"
 
 namespace normbench::kernels {
 namespace {
 cudaError_t launch(const ProblemShape& p, const DeviceCaps&, const KernelArgs& args) {
-  return launch_naive(p, args, row_params(args), IdentityEpilogue{});
+  return launch_naive_rows<Norm::centered>(p, args, IdentityEpilogue{});
 }
 }  // namespace
 
 NORMBENCH_REGISTER_KERNEL(make_variant(
     Op::layer_norm, "layer_norm.naive",
     "baseline: a block of 256 threads per row, smem tree reduction, 3 passes over memory", launch,
-    naive_unsupported, nullptr, /*is_baseline=*/true));
+    naive_unsupported, nullptr, /*is_baseline=*/true, Accepts::everything()));
 }  // namespace normbench::kernels

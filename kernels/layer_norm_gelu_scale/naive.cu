@@ -1,16 +1,16 @@
 // layer_norm_gelu_scale.naive: the baseline (families/naive_kernel.cuh) with the GELU * scale
-// epilogue. Supports every shape.
+// epilogue. Supports every shape and format.
 #include "kernels/families/naive_launch.cuh"
 
 namespace normbench::kernels {
 namespace {
 cudaError_t launch(const ProblemShape& p, const DeviceCaps&, const KernelArgs& args) {
-  return launch_naive(p, args, row_params(args), gelu_scale_erff(p));
+  return launch_naive_rows<Norm::centered>(p, args, gelu_scale_erff(p));
 }
 }  // namespace
 
 NORMBENCH_REGISTER_KERNEL(make_variant(
     Op::layer_norm_gelu_scale, "layer_norm_gelu_scale.naive",
     "baseline: a block of 256 threads per row, smem tree reduction, 3 passes, GELU * scale", launch,
-    naive_unsupported, nullptr, /*is_baseline=*/true));
+    naive_unsupported, nullptr, /*is_baseline=*/true, Accepts::everything()));
 }  // namespace normbench::kernels

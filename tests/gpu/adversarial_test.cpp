@@ -63,6 +63,8 @@ const std::map<std::string, Expected>& expectations() {
        {"failed", "elements outside", {"rows", "offset_rows", "short_rows", "gelu_rows"}}},
       {"tanh_gelu", {"failed", "elements outside", {"gelu_rows"}}},
       {"no_scale", {"failed", "elements outside", {"gelu_rows"}}},
+      // Declines the float32 problems; fails the bfloat16 tolerance on long bf16 rows.
+      {"bf16_statistics", {"failed", "elements outside", {"bf16_rows", "bf16_rms_rows"}}},
   };
   return e;
 }

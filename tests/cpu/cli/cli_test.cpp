@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -89,9 +90,10 @@ TEST_F(Cli, ListJson) {
   ASSERT_EQ(o.exit_code, 0) << o.output;
   const nlohmann::json j = nlohmann::json::parse(o.output);
   const auto& ops = j.at("ops");
-  ASSERT_EQ(ops.size(), 3u);
-  const char* names[] = {"layer_norm", "group_norm", "layer_norm_gelu_scale"};
-  for (size_t i = 0; i < 3; ++i) {
+  const char* names[] = {"layer_norm", "group_norm", "layer_norm_gelu_scale", "rms_norm",
+                         "add_rms_norm"};
+  ASSERT_EQ(ops.size(), std::size(names));
+  for (size_t i = 0; i < std::size(names); ++i) {
     const std::string op = names[i];
     EXPECT_EQ(ops[i].at("op"), op);
     bool has_naive_baseline = false;

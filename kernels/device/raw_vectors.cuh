@@ -1,0 +1,113 @@
+// 16-byte vectors kept as loaded: 4 registers whatever the element type, widened to float two
+// elements at a time when used and rounded two at a time when stored (one F2FP instruction per
+// pair of 16-bit values). A row held in registers this way costs half the registers of its
+// floats for bfloat16 and float16.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace normbench::kernels {
+
+template <class To, class From>
+__device__ __forceinline__ To bits_as(const From& v) {
+  static_assert(sizeof(To) == sizeof(From), "same size only");
+  To to;
+  memcpy(&to, &v, sizeof(To));
+  return to;
+}
+
+// One 32-bit word of T: 1 float or 2 16-bit values.
+template <class T>
+struct Word;
+template <>
+struct Word<float> {
+  static constexpr int kCount = 1;
+  static __device__ __forceinline__ void unpack(uint32_t w, float* out) {
+    out[0] = __uint_as_float(w);
+  }
+  static __device__ __forceinline__ uint32_t pack(const float* in) {
+    return __float_as_uint(in[0]);
+  }
+};
+template <>
+struct Word<__nv_bfloat16> {
+  static constexpr int kCount = 2;
+  static __device__ __forceinline__ void unpack(uint32_t w, float* out) {
+    const float2 f = __bfloat1622float2(bits_as<__nv_bfloat162>(w));
+    out[0] = f.x;
+    out[1] = f.y;
+  }
+  static __device__ __forceinline__ uint32_t pack(const float* in) {
+    return bits_as<uint32_t>(__floats2bfloat162_rn(in[0], in[1]));
+  }
+};
+template <>
+struct Word<__half> {
+  static constexpr int kCount = 2;
+  static __device__ __forceinline__ void unpack(uint32_t w, float* out) {
+    const float2 f = __half22float2(bits_as<__half2>(w));
+    out[0] = f.x;
+    out[1] = f.y;
+  }
+  static __device__ __forceinline__ uint32_t pack(const float* in) {
+    return bits_as<uint32_t>(__floats2half2_rn(in[0], in[1]));
+  }
+};
+
+template <class T>
+struct RawVector {
+  static constexpr int kCount = 16 / static_cast<int>(sizeof(T));
+  uint4 raw;
+
+  __device__ __forceinline__ void unpack(float (&out)[kCount]) const {
+    constexpr int kPer = Word<T>::kCount;
+    Word<T>::unpack(raw.x, out);
+    Word<T>::unpack(raw.y, out + kPer);
+    Word<T>::unpack(raw.z, out + 2 * kPer);
+    Word<T>::unpack(raw.w, out + 3 * kPer);
+  }
+  // Rounds each value to T once (round to nearest even).
+  static __device__ __forceinline__ RawVector pack(const float (&in)[kCount]) {
+    constexpr int kPer = Word<T>::kCount;
+    return {make_uint4(Word<T>::pack(in), Word<T>::pack(in + kPer), Word<T>::pack(in + 2 * kPer),
+                       Word<T>::pack(in + 3 * kPer))};
+  }
+
+  // p 16-byte aligned. Streamed once: evict first, so that reused data (weight, bias) stays.
+  static __device__ __forceinline__ RawVector load_streaming(const T* p) {
+    return {__ldcs(reinterpret_cast<const uint4*>(p))};
+  }
+  __device__ __forceinline__ void store_streaming(T* p) const {
+    __stcs(reinterpret_cast<uint4*>(p), raw);
+  }
+};
+
+// The kCount parameters at positions pos..pos+kCount-1 widened to float, read through the
+// read-only path in 16-byte loads of P (one when P is the data's type, two for float32
+// parameters of 16-bit data), or `absent` everywhere when the tensor is not given.
+template <int kCount, class P>
+__device__ __forceinline__ void load_params(const P* p, int64_t pos, float (&out)[kCount],
+                                            float absent) {
+  constexpr int kPer = RawVector<P>::kCount;
+  static_assert(kCount % kPer == 0, "parameters no wider than the data");
+  if (!p) {
+#pragma unroll
+    for (int i = 0; i < kCount; ++i) out[i] = absent;
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < kCount / kPer; ++k) {
+    const RawVector<P> v{__ldg(reinterpret_cast<const uint4*>(p + pos) + k)};
+    float part[kPer];
+    v.unpack(part);
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) out[k * kPer + i] = part[i];
+  }
+}
+
+}  // namespace normbench::kernels

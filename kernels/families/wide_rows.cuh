@@ -1,0 +1,190 @@
+// Wide rows held in registers: LLM hidden sizes (1K-32K elements) in bfloat16, float16 or
+// float32, for LayerNorm (with or without bias, optionally + GELU * scale), RMSNorm and
+// add_rms_norm. One block per row; each thread holds its 16-byte vectors of the row as loaded
+// (families/wide_rows_plan.hpp says how many threads and vectors), so x is read from DRAM once
+// and y written once: the minimum traffic.
+//
+//   loads      x (and the residual) streamed with evict-first hints, every vector of a thread
+//              issued back to back: 64-128 bytes in flight per thread, the whole row per block;
+//   add_rms    s = x + residual rounded once to T, stored at once (streamed) and kept, rounded,
+//              in registers for the statistics and y;
+//   statistics in float from registers, exact two-pass (centered) or one pass (RMS): sum of
+//              (x - shift), then sum of ((x - shift) - delta)^2, each a warp butterfly + one
+//              barrier + a butterfly over the warps' partials; the shift (the row's first
+//              element) keeps float32 data like 1000 + N(0,1) at 1e-5;
+//   output     weight and bias through the read-only path (every row re-reads them: they stay
+//              in L1/L2), y rounded once and streamed out.
+// A grid of one block per row (no grid-stride loop: the next row's loads never wait behind
+// this row's stores), each block done after one row.
+//
+// Assumes row size % (16 / sizeof(T)) == 0 and 16-byte aligned tensors (cudaMalloc), which the
+// plan checks or the registry guarantees.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/device/device_math.cuh"
+#include "kernels/device/element_types.cuh"
+#include "kernels/device/raw_vectors.cuh"
+#include "kernels/device/segment_access.cuh"
+#include "kernels/families/launch_helpers.hpp"
+#include "kernels/families/wide_rows_plan.hpp"
+
+namespace normbench::kernels {
+
+// Every lane gets the same bits (a butterfly adds the same pairs in every lane).
+__device__ __forceinline__ float wide_rows_warp_sum(float v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+// Sum over the block (blockDim.x a multiple of 32); every thread gets the same bits. `partials`
+// (one float per warp) is used once per block: no barrier to protect it afterwards.
+__device__ __forceinline__ float wide_rows_block_sum(float v, float* partials) {
+  const int lane = threadIdx.x % 32;
+  v = wide_rows_warp_sum(v);
+  if (lane == 0) partials[threadIdx.x / 32] = v;
+  __syncthreads();
+  return wide_rows_warp_sum(lane < static_cast<int>(blockDim.x / 32) ? partials[lane] : 0.0f);
+}
+
+template <class T, class P>
+struct WideRowsTensors {
+  const T* x;
+  const T* residual;  // add_rms_norm, else null
+  const P* weight;    // null: 1
+  const P* bias;      // null: 0
+  T* y;
+  T* sum;  // add_rms_norm's s, else null
+};
+
+template <class T, class P, int kVectors, Norm kNorm, class Epilogue>
+__global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMaxThreads / 2
+                                                                  : kWideRowsMaxThreads)
+    wide_rows_kernel(WideRowsTensors<T, P> t, Epilogue epilogue, int row_vectors, float inv_n,
+                     float eps) {
+  using V = RawVector<T>;
+  constexpr int kCount = V::kCount;
+  __shared__ float partials[2][kWideRowsMaxThreads / 32];
+  const int64_t row_start = int64_t{blockIdx.x} * row_vectors * kCount;
+  auto vector_index = [&](int j) { return static_cast<int>(threadIdx.x + j * blockDim.x); };
+
+  V v[kVectors];
+#pragma unroll
+  for (int j = 0; j < kVectors; ++j)
+    v[j].raw = vector_index(j) < row_vectors
+                   ? V::load_streaming(t.x + row_start + int64_t{vector_index(j)} * kCount).raw
+                   : make_uint4(0, 0, 0, 0);
+
+  if constexpr (kNorm == Norm::add_rms) {
+    V r[kVectors];
+#pragma unroll
+    for (int j = 0; j < kVectors; ++j)
+      r[j].raw =
+          vector_index(j) < row_vectors
+              ? V::load_streaming(t.residual + row_start + int64_t{vector_index(j)} * kCount).raw
+              : make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (int j = 0; j < kVectors; ++j) {
+      if (vector_index(j) >= row_vectors) continue;
+      float a[kCount], b[kCount];
+      v[j].unpack(a);
+      r[j].unpack(b);
+#pragma unroll
+      for (int k = 0; k < kCount; ++k) a[k] += b[k];
+      v[j] = V::pack(a);  // s rounded once to T: y is computed from this rounded s
+      v[j].store_streaming(t.sum + row_start + int64_t{vector_index(j)} * kCount);
+    }
+  }
+
+  // RMSNorm: shift and delta stay 0 and the expressions below fold to x and x^2.
+  float shift = 0.0f, delta = 0.0f;
+  if constexpr (kNorm == Norm::centered) {
+    shift = load_readonly(t.x + row_start);
+    float total = 0.0f;
+#pragma unroll
+    for (int j = 0; j < kVectors; ++j) {
+      if (vector_index(j) >= row_vectors) continue;
+      float e[kCount];
+      v[j].unpack(e);
+#pragma unroll
+      for (int k = 0; k < kCount; ++k) total += e[k] - shift;
+    }
+    delta = wide_rows_block_sum(total, partials[0]) * inv_n;
+  }
+
+  float squares = 0.0f;
+#pragma unroll
+  for (int j = 0; j < kVectors; ++j) {
+    if (vector_index(j) >= row_vectors) continue;
+    float e[kCount];
+    v[j].unpack(e);
+#pragma unroll
+    for (int k = 0; k < kCount; ++k) {
+      const float d = (e[k] - shift) - delta;
+      squares = fmaf(d, d, squares);
+    }
+  }
+  const float rstd = rsqrtf(wide_rows_block_sum(squares, partials[1]) * inv_n + eps);
+
+#pragma unroll
+  for (int j = 0; j < kVectors; ++j) {
+    if (vector_index(j) >= row_vectors) continue;
+    const int64_t pos = int64_t{vector_index(j)} * kCount;
+    float e[kCount], w[kCount], b[kCount];
+    v[j].unpack(e);
+    load_params<kCount>(t.weight, pos, w, 1.0f);
+    if constexpr (kNorm == Norm::centered) load_params<kCount>(t.bias, pos, b, 0.0f);
+#pragma unroll
+    for (int k = 0; k < kCount; ++k) {
+      if constexpr (kNorm == Norm::centered)
+        e[k] = epilogue(fmaf(((e[k] - shift) - delta) * rstd, w[k], b[k]));
+      else
+        e[k] = epilogue(e[k] * rstd * w[k]);
+    }
+    V::pack(e).store_streaming(t.y + row_start + pos);
+  }
+}
+
+template <Norm kNorm, class Epilogue>
+cudaError_t launch_wide_rows(const ProblemShape& p, const WideRowsPlan& plan,
+                             const KernelArgs& args, Epilogue epilogue) {
+  return with_element_types(p, [&](auto data, auto param) {
+    using T = typename decltype(data)::type;
+    using P = typename decltype(param)::type;
+    const WideRowsTensors<T, P> t{static_cast<const T*>(args.x),
+                                  static_cast<const T*>(args.residual),
+                                  static_cast<const P*>(args.weight),
+                                  static_cast<const P*>(args.bias),
+                                  static_cast<T*>(args.y),
+                                  static_cast<T*>(args.sum)};
+    const auto blocks = static_cast<unsigned>(p.num_segments);
+    const float inv_n = 1.0f / static_cast<float>(p.segment_size);
+    const auto eps = static_cast<float>(p.eps);
+    if (plan.vectors_per_thread == kWideRowsFewVectors)
+      wide_rows_kernel<T, P, kWideRowsFewVectors, kNorm>
+          <<<blocks, plan.threads, 0, args.stream>>>(t, epilogue, plan.row_vectors, inv_n, eps);
+    else
+      wide_rows_kernel<T, P, kWideRowsManyVectors, kNorm>
+          <<<blocks, plan.threads, 0, args.stream>>>(t, epilogue, plan.row_vectors, inv_n, eps);
+    return cudaGetLastError();
+  });
+}
+
+// The plan of a `<op>.row_in_registers` variant: declined with the wide-rows plan's reason, or
+// launching the kernel of kNorm with `epilogue`.
+template <Norm kNorm, class Epilogue>
+KernelPlan plan_wide_rows_variant(const ProblemShape& p, Epilogue epilogue) {
+  const WideRowsPlan rows = plan_wide_rows(p);
+  if (!rows.unsupported.empty()) return KernelPlan::declined(rows.unsupported);
+  KernelPlan plan;
+  plan.launch = [p, rows, epilogue](const KernelArgs& args) {
+    return launch_wide_rows<kNorm>(p, rows, args, epilogue);
+  };
+  return plan;
+}
+
+}  // namespace normbench::kernels

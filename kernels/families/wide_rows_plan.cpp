@@ -1,0 +1,38 @@
+#include "kernels/families/wide_rows_plan.hpp"
+
+#include <limits>
+
+namespace normbench::kernels {
+
+WideRowsPlan plan_wide_rows(const ProblemShape& p) {
+  WideRowsPlan plan;
+  const std::string type(dtype_name(p.dtype));
+  plan.vector_elements = static_cast<int>(16 / dtype_bytes(p.dtype));
+  if (p.segment_size % plan.vector_elements != 0) {
+    plan.unsupported = "row of " + std::to_string(p.segment_size) +
+                       " elements is not a multiple of the " +
+                       std::to_string(plan.vector_elements) + " " + type + " of a 16-byte vector";
+    return plan;
+  }
+  const int64_t vectors = p.segment_size / plan.vector_elements;
+  if (vectors > kWideRowsMaxVectors) {
+    plan.unsupported = "row of " + std::to_string(p.segment_size) +
+                       " elements does not fit in registers: at most " +
+                       std::to_string(kWideRowsMaxVectors * plan.vector_elements) + " " + type +
+                       " (" + std::to_string(kWideRowsMaxThreads) + " threads x " +
+                       std::to_string(kWideRowsManyVectors) + " 16-byte vectors)";
+    return plan;
+  }
+  if (p.num_segments > std::numeric_limits<int>::max()) {
+    plan.unsupported = "more than 2^31-1 rows (one block each)";
+    return plan;
+  }
+  plan.row_vectors = static_cast<int>(vectors);
+  const int64_t few_threads = ceil_div(vectors, kWideRowsFewVectors);
+  plan.vectors_per_thread =
+      few_threads <= kWideRowsMaxThreads / 2 ? kWideRowsFewVectors : kWideRowsManyVectors;
+  plan.threads = static_cast<int>(ceil_div(ceil_div(vectors, plan.vectors_per_thread), 32) * 32);
+  return plan;
+}
+
+}  // namespace normbench::kernels

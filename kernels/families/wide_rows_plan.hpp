@@ -1,0 +1,35 @@
+// How the wide-rows kernels (families/wide_rows.cuh: `<op>.row_in_registers`) lay a row over a
+// block, decided on the host once per problem, so that support and launch shape are tested on
+// the CPU.
+//
+// A block holds one row in registers as 16-byte vectors (8 bfloat16/float16 or 4 float32):
+// thread t holds vectors t, t + threads, ..., vectors_per_thread of them. Four vectors (64
+// bytes in flight per thread) while that takes at most 256 threads, else eight, up to 512
+// threads: rows of up to 4096 vectors, 32768 16-bit or 16384 float32 elements. LLM hidden sizes
+// split evenly: 4096 bf16 = 512 vectors = 128 threads x 4, 5120 = 640 = 160 x 4, 8192 = 1024
+// = 256 x 4.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "kernels/problem_shape.hpp"
+
+namespace normbench::kernels {
+
+constexpr int kWideRowsFewVectors = 4;   // per thread, while a row needs <= 256 threads
+constexpr int kWideRowsManyVectors = 8;  // per thread, up to 512 threads
+constexpr int kWideRowsMaxThreads = 512;
+constexpr int64_t kWideRowsMaxVectors = int64_t{kWideRowsMaxThreads} * kWideRowsManyVectors;
+
+struct WideRowsPlan {
+  std::string unsupported;     // empty: supported
+  int vector_elements = 0;     // elements of the data's type in 16 bytes: 8 or 4
+  int row_vectors = 0;         // 16-byte vectors per row
+  int vectors_per_thread = 0;  // kWideRowsFewVectors or kWideRowsManyVectors
+  int threads = 0;             // per block, a multiple of 32
+};
+
+WideRowsPlan plan_wide_rows(const ProblemShape& p);
+
+}  // namespace normbench::kernels
