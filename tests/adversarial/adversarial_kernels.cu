@@ -187,6 +187,37 @@ cudaError_t launch_bf16_statistics(const ProblemShape& p, const DeviceCaps&, con
   return cudaGetLastError();
 }
 
+// ---- add_rms_norm's second output s.
+
+cudaError_t correct_add_rms_norm(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  return plan_kernel(*find_kernel("add_rms_norm.block_per_row"), p, d).launch(a);
+}
+
+__global__ void write_element_at(void* data, int64_t index, int element_bytes) {
+  if (element_bytes == 2)
+    static_cast<uint16_t*>(data)[index] = 0x3f80;  // 1.0 in bfloat16
+  else
+    static_cast<float*>(data)[index] = 1.0f;
+}
+
+// Right, then one element of s past its end.
+cudaError_t writes_after_s(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  if (cudaError_t e = correct_add_rms_norm(p, d, a); e != cudaSuccess) return e;
+  write_element_at<<<1, 1, 0, a.stream>>>(a.sum, p.num_elements,
+                                          static_cast<int>(dtype_bytes(p.dtype)));
+  return cudaGetLastError();
+}
+
+// The right y, but s goes to the workspace: the output s is never written.
+size_t s_elsewhere_workspace(const ProblemShape& p, const DeviceCaps&) {
+  return static_cast<size_t>(p.num_elements * dtype_bytes(p.dtype));
+}
+cudaError_t s_elsewhere(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  KernelArgs elsewhere = a;
+  elsewhere.sum = a.workspace;
+  return correct_add_rms_norm(p, d, elsewhere);
+}
+
 // ---- Behaviour: a correct launch, then the misbehaviour.
 
 cudaError_t correct(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
@@ -321,6 +352,13 @@ const bool registered = [] {
                launch_rows<Mistake::tanh_gelu>);
   register_for(Op::layer_norm_gelu_scale, "no_scale", "forgets the scale",
                launch_rows<Mistake::no_scale>);
+  const Accepts all_formats = Accepts::everything();
+  register_kernel(make_variant(Op::add_rms_norm, "add_rms_norm.adversarial_writes_after_s",
+                               "right, then writes one element past the end of s", writes_after_s,
+                               nullptr, nullptr, false, all_formats));
+  register_kernel(make_variant(Op::add_rms_norm, "add_rms_norm.adversarial_s_elsewhere",
+                               "the right y; s written to its workspace, never to s", s_elsewhere,
+                               nullptr, s_elsewhere_workspace, false, all_formats));
   for (Op op : {Op::layer_norm, Op::rms_norm})
     register_kernel(make_variant(op, std::string(op_name(op)) + ".adversarial_bf16_statistics",
                                  "bfloat16 rows, sums of x and squares rounded to bfloat16",
