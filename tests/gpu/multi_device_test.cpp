@@ -24,8 +24,8 @@ std::string quoted(const std::string& s) {
 
 // Runs `normbench ARGS` in `dir`; returns the exit code (output to dir/log.txt, appended).
 int normbench(const testing::TempDir& dir, const std::string& args) {
-  const std::string command = "cd " + quoted(dir.path()) + " && " + quoted(NORMBENCH_BINARY) +
-                              " " + args + " >>log.txt 2>&1";
+  const std::string command = "cd " + quoted(dir.path()) + " && " + quoted(NORMBENCH_BINARY) + " " +
+                              args + " >>log.txt 2>&1";
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
