@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
       "normbench: verify CUDA normalization kernels against a float64 reference and "
       "time them.\nExit codes: 0 all verified, 1 a kernel failed verification, "
       "2 bad usage or config, 3 CUDA/runtime error or no GPU; compare: 1 a regression, "
-      "4 --strict and some verdict inconclusive."};
+      "4 --strict and some verdict inconclusive; merge: 2 a refused combination of shards."};
   app.set_version_flag("--version",
                        std::string("normbench ") + version() + " (" + git_revision() + ")");
   app.require_subcommand(1);
@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   add_plan_command(app, context);
   add_compare_command(app, context);
   add_report_command(app, context);
+  add_merge_command(app, context);
 
   try {
     app.parse(argc, argv);  // runs the chosen subcommand's callback

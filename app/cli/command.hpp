@@ -19,5 +19,6 @@ void add_list_command(CLI::App& app, CommandContext& context);
 void add_compare_command(CLI::App& app, CommandContext& context);
 void add_report_command(CLI::App& app, CommandContext& context);
 void add_plan_command(CLI::App& app, CommandContext& context);
+void add_merge_command(CLI::App& app, CommandContext& context);
 
 }  // namespace normbench

@@ -1,7 +1,8 @@
 // `normbench plan --config X [--json]`: the problems of a config as a run would make them,
 // without a GPU: every default resolved, the geometry, each trial's seed, the config hash and
 // the kernels registered for each op. Other tools (python/normbench_torch) read this instead
-// of parsing configs themselves.
+// of parsing configs themselves. With --shard K/N, the problems and kernels of that shard,
+// and the whole split (every (problem, kernel) pair, its expected cost and its shard).
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -13,7 +14,8 @@
 #include "app/config/config.hpp"
 #include "app/inputs/inputs.hpp"
 #include "app/plugin/plugin_loader.hpp"
-#include "app/run/run_pipeline.hpp"
+#include "app/results/report_writer.hpp"
+#include "app/run/work_plan.hpp"
 #include "app/util/version.hpp"
 #include "reference/normalization_reference.hpp"
 
@@ -28,7 +30,8 @@ struct PlanOptions {
   std::vector<std::string> problems;
   std::vector<std::string> kernels;
   int trials = 0;
-  std::string seed;  // empty: as configured
+  std::string seed;   // empty: as configured
+  std::string shard;  // empty: all the work; else "K/N"
   bool json = false;
   std::vector<std::string> plugins;
 };
@@ -80,7 +83,28 @@ int plan(const PlanOptions& o) {
   RunSettings settings;
   settings.problem_filter = o.problems;
   settings.kernel_filter = o.kernels;
-  const auto planned = plan_run(config, settings);
+  auto planned = plan_run(config, settings);
+  const std::optional<int> trials_override =
+      o.trials > 0 ? std::optional<int>(o.trials) : std::nullopt;
+  json shard = nullptr;
+  std::string split;  // for the text output
+  if (!o.shard.empty()) {
+    const ShardSpec spec = parse_shard(o.shard);
+    const std::vector<WorkEntry> work = plan_work(planned, trials_override, spec.count);
+    const std::vector<uint64_t> loads = shard_loads(planned, work, trials_override, spec.count);
+    size_t pairs = 0;
+    for (const WorkEntry& w : work) pairs += w.shard == spec.index;
+    uint64_t total = 0;
+    for (uint64_t load : loads) total += load;
+    split = fmt::format(
+        "shard {}/{}: {} of {} (problem, kernel) pairs; expected load {} of {} (MiB moved, "
+        "problem setups included)\n",
+        spec.index, spec.count, pairs, work.size(), loads[static_cast<size_t>(spec.index - 1)],
+        total);
+    shard = {
+        {"index", spec.index}, {"count", spec.count}, {"loads", loads}, {"work", work_json(work)}};
+    planned = shard_of(planned, work, spec.index);
+  }
 
   json problems = json::array();
   for (const PlannedProblem& p : planned) {
@@ -107,12 +131,14 @@ int plan(const PlanOptions& o) {
         {"source", config.source},
         {"hash", config.hash},
         {"resolved", config.resolved}}},
+      {"shard", shard},
       {"problems", problems}};
   if (o.json) {
     std::puts(out.dump(2).c_str());
     return 0;
   }
   fmt::print("config {} ({}), hash {}\n", config.name, config.source, config.hash);
+  fmt::print("{}", split);
   for (const json& p : problems)
     fmt::print("  {:<28} {:<22} {:<17} {} x {} elements, {} trials, {} kernels\n",
                p["id"].get<std::string>(), p["resolved"]["op"].get<std::string>(),
@@ -138,6 +164,9 @@ void add_plan_command(CLI::App& app, CommandContext& context) {
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", o->seed,
                   "Override the seed of every problem (an unsigned 64-bit integer)");
+  cmd->add_option("--shard", o->shard,
+                  "Only shard K of N of the (problem, kernel) work, as `normbench run --shard` "
+                  "splits it");
   cmd->add_option("--plugin", o->plugins, "Load kernels from this plugin too (repeatable)");
   cmd->add_flag("--json", o->json, "Print as JSON (what tools read)");
   cmd->callback([o, &context] { context.exit_code = plan(*o); });

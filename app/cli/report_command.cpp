@@ -1,12 +1,15 @@
 // `normbench report`: merge run reports (a normbench run, a PyTorch run of
-// python -m normbench_torch, ...) into one HTML page with charts or Markdown tables.
+// python -m normbench_torch, ...) into one HTML page with charts, Markdown tables, JUnit XML
+// for CI systems or CSV for spreadsheets.
 #include <memory>
 
 #include "app/cli/command.hpp"
 
 #include <cstdio>
 
+#include "app/render/report_csv.hpp"
 #include "app/render/report_html.hpp"
+#include "app/render/report_junit.hpp"
 #include "app/render/report_markdown.hpp"
 #include "app/render/report_model.hpp"
 #include "app/results/report_reader.hpp"
@@ -19,8 +22,8 @@ namespace {
 
 struct ReportOptions {
   std::vector<std::string> inputs;
-  std::string out;              // FILE.html, FILE.md, or "-" for standard output
-  std::string format = "auto";  // auto (from the --out extension), html, markdown
+  std::string out;              // FILE.html, .md, .xml, .csv, or "-" for standard output
+  std::string format = "auto";  // auto (from the --out extension), html, markdown, junit, csv
   bool allow_mismatch = false;
 };
 
@@ -35,16 +38,26 @@ std::string lower(std::string text) {
   return text;
 }
 
-// "html" or "markdown", from --format or else from the extension of --out.
+// "html", "markdown", "junit" or "csv", from --format or else from the extension of --out.
 std::string output_format(const ReportOptions& o) {
   if (o.format != "auto") return o.format;
   if (o.out == "-") return "markdown";
   const std::string out = lower(o.out);
   if (ends_with(out, ".html") || ends_with(out, ".htm")) return "html";
   if (ends_with(out, ".md") || ends_with(out, ".markdown")) return "markdown";
+  if (ends_with(out, ".xml")) return "junit";
+  if (ends_with(out, ".csv")) return "csv";
   throw UsageError("--out " + o.out +
                    ": cannot tell the format from the name; allowed: a name ending in .html, "
-                   ".htm, .md or .markdown, or --format html|markdown");
+                   ".htm, .md, .markdown, .xml (JUnit) or .csv, or --format "
+                   "html|markdown|junit|csv");
+}
+
+std::string render(const ReportModel& model, const std::string& format) {
+  if (format == "html") return render_html(model);
+  if (format == "junit") return render_junit(model);
+  if (format == "csv") return render_csv(model);
+  return render_markdown(model);
 }
 int report(const ReportOptions& o) {
   const std::string format = output_format(o);
@@ -52,7 +65,7 @@ int report(const ReportOptions& o) {
   std::vector<LoadedReport> reports;
   for (const auto& path : o.inputs) reports.push_back(read_report_file(path));
   const ReportModel model = merge_reports(reports, o.allow_mismatch);
-  const std::string text = format == "html" ? render_html(model) : render_markdown(model);
+  const std::string text = render(model, format);
   for (const auto& w : model.warnings) std::fprintf(stderr, "normbench: warning: %s\n", w.c_str());
   if (o.out == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -72,13 +85,17 @@ void add_report_command(CLI::App& app, CommandContext& context) {
   CLI::App* cmd = app.add_subcommand(
       "report",
       "Merge JSON reports (normbench run, python -m normbench_torch) by problem into an HTML "
-      "page with charts or Markdown tables (no GPU needed)");
-  cmd->add_option("reports", o.inputs, "Report files (JSON, schema_version 1)")->required();
-  cmd->add_option("--out,-o", o.out, "Output: FILE.html, FILE.md, or - for standard output")
+      "page with charts, Markdown tables, JUnit XML (a test case per problem and kernel) or CSV "
+      "(a row per problem and kernel) (no GPU needed)");
+  cmd->add_option("reports", o.inputs, "Report files (JSON, schema_version 1 or 2)")->required();
+  cmd->add_option("--out,-o", o.out,
+                  "Output: FILE.html, FILE.md, FILE.xml (JUnit), FILE.csv, or - for standard "
+                  "output")
       ->required();
   cmd->add_option("--format", o.format,
-                  "Output format (default: from the --out extension; Markdown for -)")
-      ->check(CLI::IsMember({"auto", "html", "markdown"}));
+                  "Output format: html, markdown, junit, csv (default: from the --out extension; "
+                  "Markdown for -)")
+      ->check(CLI::IsMember({"auto", "html", "markdown", "junit", "csv"}));
   cmd->add_flag("--allow-mismatch", o.allow_mismatch,
                 "Merge reports from different GPU models, or with different problems under one "
                 "id, with a warning instead of refusing");

@@ -1,7 +1,9 @@
-// `normbench run`: verify and time every registered kernel on a config's problems.
+// `normbench run`: verify and time every registered kernel on a config's problems, on one GPU,
+// several (--devices), or a shard of the work (--shard K/N) for a job array or CI matrix.
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "app/cli/command.hpp"
 #include "app/cli/seed_option.hpp"
@@ -9,7 +11,10 @@
 #include "app/plugin/plugin_loader.hpp"
 #include "app/render/report_table.hpp"
 #include "app/results/report_writer.hpp"
+#include "app/run/device_query.hpp"
+#include "app/run/device_schedule.hpp"
 #include "app/run/run_pipeline.hpp"
+#include "app/run/work_plan.hpp"
 #include "app/util/atomic_file.hpp"
 #include "app/util/errors.hpp"
 #include "reference/parallel_chunks.hpp"
@@ -26,7 +31,10 @@ struct RunOptions {
   int trials = 0;    // 0: as configured
   std::string seed;  // empty: as configured; else an unsigned 64-bit integer
   int device = 0;
-  int threads = 0;  // 0: NORMBENCH_THREADS or all hardware threads
+  std::string devices;  // empty: --device alone; else "all" or "0,1,..."
+  bool allow_mixed_devices = false;
+  std::string shard;  // empty: all the work; else "K/N"
+  int threads = 0;    // 0: NORMBENCH_THREADS or all hardware threads
   bool no_timing = false;
   bool allow_faster_than_copy = false;
   std::string save_tensors;
@@ -49,15 +57,30 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   settings.threads = o.threads > 0 ? o.threads : default_thread_count();
   settings.save_tensors_dir = o.save_tensors;
   settings.allow_faster_than_copy = o.allow_faster_than_copy;
-  const auto plan = plan_run(config, settings);
+  settings.allow_mixed_devices = o.allow_mixed_devices;
+  std::optional<DeviceSelection> devices;
+  if (!o.devices.empty()) devices = parse_devices(o.devices);
+  auto plan = plan_run(config, settings);
+  std::optional<ShardRecord> shard;
+  if (!o.shard.empty()) {
+    const ShardSpec spec = parse_shard(o.shard);
+    shard =
+        ShardRecord{spec.index, spec.count, plan_work(plan, settings.trials_override, spec.count)};
+    plan = shard_of(plan, shard->work, spec.index);
+  }
   const std::string out = o.out.empty() ? "normbench-" + config.name + ".json" : o.out;
   // Before the run, not after it, and before looking for a GPU.
   std::vector<std::string> inputs = plugins;
   if (!o.config_path.empty()) inputs.push_back(o.config_path);
   refuse_overwriting_inputs("--out", out, inputs);
   check_writable(out);
+  if (devices) {
+    settings.devices = resolve_devices(*devices, count_visible_devices(), o.devices);
+    settings.device = settings.devices.front();
+  }
 
-  const RunReport report = run_benchmarks(config, plan, settings, command_line);
+  RunReport report = run_benchmarks(config, plan, settings, command_line);
+  report.shard = shard;
   write_file_atomically(out, report_to_json(report).dump(2) + "\n");
   std::fputs(format_run_table(report).c_str(), stdout);
   std::printf("\nreport: %s\n", out.c_str());
@@ -80,8 +103,27 @@ void add_run_command(CLI::App& app, CommandContext& context) {
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", o->seed,
                   "Override the seed of every problem (an unsigned 64-bit integer)");
-  cmd->add_option("--device", o->device, "CUDA device index")->check(CLI::Range(0, 1023));
-  cmd->add_option("--threads", o->threads, "Host threads for inputs and reference (default: all)")
+  // An empty --devices or --shard is a mistake, not "not given".
+  const CLI::Validator not_empty(
+      [](std::string& value) { return value.empty() ? std::string("an empty value") : ""; },
+      "NONEMPTY");
+  CLI::Option* device =
+      cmd->add_option("--device", o->device, "CUDA device index")->check(CLI::Range(0, 1023));
+  cmd->add_option("--devices", o->devices,
+                  "Spread the problems over these GPUs of this host, one worker each: all, or "
+                  "indices such as 0,1 (one report; each kernel names its GPU)")
+      ->excludes(device)
+      ->check(not_empty);
+  cmd->add_flag("--allow-mixed-devices", o->allow_mixed_devices,
+                "Run on --devices of different GPU models (refused by default: their timings do "
+                "not belong in one report)");
+  cmd->add_option("--shard", o->shard,
+                  "Run only shard K of N of the (problem, kernel) work, split by expected cost "
+                  "the same way on every machine; `normbench merge` joins the shards' reports")
+      ->check(not_empty);
+  cmd->add_option("--threads", o->threads,
+                  "Host threads for inputs, reference and verification (default: all; with several "
+                  "GPUs, each GPU's harness uses this less one per other GPU)")
       ->check(CLI::Range(1, 4096));
   cmd->add_flag("--no-timing", o->no_timing, "Verify only; do not time");
   cmd->add_flag("--allow-faster-than-copy", o->allow_faster_than_copy,

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "app/util/json_checks.hpp"
 
 namespace normbench {
@@ -209,8 +211,28 @@ ReportTable sources_table(const ReportModel& model) {
     const ReportHeader& h = s.header;
     row.push_back(text(s.label, Style::plain, h.path));
     row.push_back(s.tool.empty() ? missing() : text(s.tool));
-    row.push_back(h.device_name.empty() ? missing() : text(h.device_name));
-    row.push_back(h.copy_gb_per_s ? text(format_gb_per_s(*h.copy_gb_per_s)) : missing());
+    if (h.devices.size() > 1) {  // --devices or merged shards: every GPU and its copy
+      std::string detail, copies;
+      std::vector<std::string> models;
+      for (const LoadedDevice& d : h.devices) {
+        detail += (detail.empty() ? "" : ", ") + fmt::format("GPU {}", d.index) +
+                  (d.shard ? fmt::format(" of shard {}", *d.shard) : "") + ": " + d.name;
+        copies += (copies.empty() ? "" : ", ") +
+                  (d.copy_gb_per_s ? format_gb_per_s(*d.copy_gb_per_s) : std::string(kDash));
+        if (std::find(models.begin(), models.end(), d.name) == models.end())
+          models.push_back(d.name);
+      }
+      std::string shown = models.size() == 1
+                              ? fmt::format("{} \u00d7 {}", h.devices.size(), models.front())
+                              : std::string();
+      for (size_t i = 0; models.size() > 1 && i < models.size(); ++i)
+        shown += (i ? ", " : "") + models[i];
+      row.push_back(text(shown, Style::plain, detail));
+      row.push_back(text(copies));
+    } else {
+      row.push_back(h.device_name.empty() ? missing() : text(h.device_name));
+      row.push_back(h.copy_gb_per_s ? text(format_gb_per_s(*h.copy_gb_per_s)) : missing());
+    }
     row.push_back(h.created_at.empty() ? missing() : text(h.created_at));
     const std::string config =
         h.config_name + (h.config_hash.empty() ? "" : " (" + h.config_hash + ")");

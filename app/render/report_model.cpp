@@ -82,8 +82,8 @@ void fill_bandwidth(ReportKernel& k, const ReportProblem& p, const ReportSource&
   if (!k.timing) return;
   if (!k.gb_per_s && p.min_bytes)
     k.gb_per_s = static_cast<double>(*p.min_bytes) / (k.timing->median_ms * 1e-3) / 1e9;
-  if (!k.percent_of_copy && k.gb_per_s && source.header.copy_gb_per_s)
-    k.percent_of_copy = 100.0 * *k.gb_per_s / *source.header.copy_gb_per_s;
+  const std::optional<double> copy = copy_gb_per_s_of(source.header, k);  // of its own GPU
+  if (!k.percent_of_copy && k.gb_per_s && copy) k.percent_of_copy = 100.0 * *k.gb_per_s / *copy;
   if (k.percent_of_copy && *k.percent_of_copy > 100.0) k.suspicious = true;
 }
 

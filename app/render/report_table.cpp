@@ -19,11 +19,12 @@ std::string format_text(const ProblemShape& s) {
   return text;
 }
 
-std::string problem_line(const ProblemResult& p) {
+std::string problem_line(const ProblemResult& p, bool several_gpus) {
   const ProblemConfig& c = *p.config;
-  return fmt::format("{}  {} {} {}  {} segments of {}  min bytes {:.1f} MB{}\n", c.id,
+  return fmt::format("{}  {} {} {}  {} segments of {}  min bytes {:.1f} MB{}{}\n", c.id,
                      op_name(c.shape.op), shape_text(c), format_text(c.shape), c.shape.num_segments,
                      c.shape.segment_size, static_cast<double>(c.shape.min_bytes()) / 1e6,
+                     several_gpus && p.device ? fmt::format("  on GPU {}", *p.device) : "",
                      p.skipped ? "  SKIPPED: " + p.reason : "");
 }
 
@@ -66,14 +67,30 @@ std::string kernel_line(const KernelResult& k) {
 
 std::string format_run_table(const RunReport& r) {
   std::string out;
-  if (r.device)
-    out += fmt::format("device: {} ({} SMs, cc {}.{})\n", r.device->name, r.device->sm_count,
-                       r.device->compute_capability_major, r.device->compute_capability_minor);
-  if (r.copy_bandwidth)
-    out += fmt::format("copy bandwidth: {:.0f} GB/s (device-to-device, read + write)\n",
-                       r.copy_bandwidth->gb_per_s);
+  const bool several = r.devices.size() > 1;
+  if (several) {
+    for (const DeviceRun& d : r.devices)
+      out += fmt::format(
+          "GPU {}: {} ({} SMs, cc {}.{}){}\n", d.info.index, d.info.name, d.info.sm_count,
+          d.info.compute_capability_major, d.info.compute_capability_minor,
+          d.copy_bandwidth ? fmt::format(", copy bandwidth {:.0f} GB/s", d.copy_bandwidth->gb_per_s)
+                           : "");
+  } else {
+    if (r.device)
+      out += fmt::format("device: {} ({} SMs, cc {}.{})\n", r.device->name, r.device->sm_count,
+                         r.device->compute_capability_major, r.device->compute_capability_minor);
+    if (r.copy_bandwidth)
+      out += fmt::format("copy bandwidth: {:.0f} GB/s (device-to-device, read + write)\n",
+                         r.copy_bandwidth->gb_per_s);
+  }
+  if (r.shard) {
+    size_t mine = 0;
+    for (const WorkEntry& w : r.shard->work) mine += w.shard == r.shard->index;
+    out += fmt::format("shard {}/{}: {} of {} (problem, kernel) pairs\n", r.shard->index,
+                       r.shard->count, mine, r.shard->work.size());
+  }
   for (const auto& p : r.problems) {
-    out += "\n" + problem_line(p);
+    out += "\n" + problem_line(p, several);
     out +=
         fmt::format("  {:<50} {:<13} {:>10} {:>16} {:>8} {:>7} {:>8} {:>8} {:>4}\n", "kernel",
                     "status", "median ms", "spread", "GB/s", "% copy", "speedup", "max err", "det");

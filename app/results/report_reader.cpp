@@ -98,6 +98,45 @@ LoadedKernel read_kernel(const CheckedJson& k) {
     r.percent_of_copy = optional_number(b, "percent_of_copy");
     if (present(b, "suspicious")) r.suspicious = b.at("suspicious").as_bool();
   }
+  if (present(k, "device")) r.device = static_cast<int>(k.at("device").as_int(0, INT32_MAX));
+  if (present(k, "shard")) r.shard = static_cast<int>(k.at("shard").as_int(1, INT32_MAX));
+  return r;
+}
+
+LoadedDevice read_device(const CheckedJson& d) {
+  expect_object(d, "a device object");
+  LoadedDevice r;
+  r.index = static_cast<int>(d.at("index").as_int(0, INT32_MAX));
+  r.name = d.at("name").as_string();
+  if (present(d, "copy_bandwidth")) {
+    const CheckedJson copy = d.at("copy_bandwidth");
+    expect_object(copy, "null or a copy_bandwidth object");
+    r.copy_gb_per_s = copy.at("gb_per_s").as_number_above(0.0);
+  }
+  if (present(d, "shard")) r.shard = static_cast<int>(d.at("shard").as_int(1, INT32_MAX));
+  return r;
+}
+
+LoadedShard read_shard(const CheckedJson& s) {
+  expect_object(s, "null or a shard object");
+  LoadedShard r;
+  r.count = static_cast<int>(s.at("count").as_int(1, INT32_MAX));
+  r.index = static_cast<int>(s.at("index").as_int(1, r.count));
+  const CheckedJson work = s.at("work");
+  work.expect_array();
+  std::set<std::pair<std::string, std::string>> seen;
+  for (size_t i = 0; i < work.size(); ++i) {
+    const CheckedJson w = work.at(i);
+    expect_object(w, "a work item {problem, kernel, shard, cost}");
+    LoadedWorkItem item;
+    item.problem = w.at("problem").as_string();
+    item.kernel = w.at("kernel").as_string();
+    item.shard = static_cast<int>(w.at("shard").as_int(1, r.count));
+    item.cost = w.at("cost").as_uint64();
+    if (!seen.insert({item.problem, item.kernel}).second)
+      w.fail("the pair " + item.problem + " / " + item.kernel + " is planned twice");
+    r.work.push_back(std::move(item));
+  }
   return r;
 }
 
@@ -167,6 +206,11 @@ ReportHeader read_header(const CheckedJson& root, const std::string& path) {
     h.copy_gb_per_s = copy.at("gb_per_s").as_number_above(0.0);
   }
   h.aborted = optional_string(root, "aborted");
+  if (present(root, "devices")) {
+    const CheckedJson devices = root.at("devices");
+    devices.expect_array();
+    for (size_t i = 0; i < devices.size(); ++i) h.devices.push_back(read_device(devices.at(i)));
+  }
   return h;
 }
 
@@ -178,6 +222,7 @@ LoadedReport read_report_json(const nlohmann::json& document, const std::string&
     root.fail("expected a normbench report (a JSON object with a schema_version)");
   LoadedReport report;
   report.header = read_header(root, path);
+  if (present(root, "shard")) report.shard = read_shard(root.at("shard"));
   const CheckedJson problems = root.at("problems");
   problems.expect_array();
   std::set<std::string> ids;
@@ -201,6 +246,14 @@ const LoadedKernel* find_kernel_in(const LoadedProblem& problem, const std::stri
   for (const auto& k : problem.kernels)
     if (k.id == id) return &k;
   return nullptr;
+}
+
+std::optional<double> copy_gb_per_s_of(const ReportHeader& header, const LoadedKernel& kernel) {
+  if (kernel.device)
+    for (const LoadedDevice& d : header.devices)
+      if (d.index == *kernel.device && d.shard == kernel.shard && d.copy_gb_per_s)
+        return d.copy_gb_per_s;
+  return header.copy_gb_per_s;
 }
 
 }  // namespace normbench

@@ -8,7 +8,9 @@
 // device (null or {name}), problems[] {id, op, shape, kernels[] {id, status}}; where present,
 // timing (null or {median_ms, samples_ms[], ...}, median_ms the median of samples_ms),
 // verification (null or {passed}), copy_bandwidth (null or {gb_per_s}). Problem ids and
-// kernel ids within a problem are unique.
+// kernel ids within a problem are unique. Optional (added to schema 2 by --devices and
+// --shard; absent in older reports): devices[] {index, name, copy_bandwidth, shard}, a
+// kernel's device and shard, and shard {index, count, work[] {problem, kernel, shard, cost}}.
 #pragma once
 
 #include <cstdint>
@@ -52,7 +54,9 @@ struct LoadedKernel {
   std::optional<LoadedTiming> timing;
   std::optional<double> gb_per_s;
   std::optional<double> percent_of_copy;
-  bool suspicious = false;  // faster than a plain copy of the same bytes
+  bool suspicious = false;    // faster than a plain copy of the same bytes
+  std::optional<int> device;  // the GPU it ran on (index), when the report says
+  std::optional<int> shard;   // in a merged report: the shard that ran it
 };
 
 struct LoadedProblem {
@@ -67,6 +71,14 @@ struct LoadedProblem {
   std::vector<LoadedKernel> kernels;
 };
 
+// A GPU of the run (devices[]).
+struct LoadedDevice {
+  int index = 0;
+  std::string name;
+  std::optional<double> copy_gb_per_s;
+  std::optional<int> shard;  // in a merged report: the shard whose run it belongs to
+};
+
 // Where a report comes from.
 struct ReportHeader {
   std::string path;
@@ -79,11 +91,28 @@ struct ReportHeader {
   std::optional<double> copy_gb_per_s;
   std::string config_name;
   std::string config_hash;
-  std::string aborted;  // empty when the run was not aborted
+  std::string aborted;                // empty when the run was not aborted
+  std::vector<LoadedDevice> devices;  // empty in reports older than --devices
+};
+
+// A pair of a sharded run's plan and the shard it was given to.
+struct LoadedWorkItem {
+  std::string problem;
+  std::string kernel;
+  int shard = 1;
+  uint64_t cost = 0;
+};
+
+// --shard K/N: index K of count N, and the whole plan (each (problem, kernel) once).
+struct LoadedShard {
+  int index = 1;
+  int count = 1;
+  std::vector<LoadedWorkItem> work;
 };
 
 struct LoadedReport {
   ReportHeader header;
+  std::optional<LoadedShard> shard;  // only in the report of a --shard run
   std::vector<LoadedProblem> problems;
 };
 
@@ -95,5 +124,9 @@ LoadedReport read_report_json(const nlohmann::json& document, const std::string&
 
 // The kernel with this id, or nullptr.
 const LoadedKernel* find_kernel_in(const LoadedProblem& problem, const std::string& id);
+
+// The copy bandwidth of the GPU `kernel` ran on: its entry of devices[] (matched by index and,
+// in a merged report, shard), else the report's copy_bandwidth.
+std::optional<double> copy_gb_per_s_of(const ReportHeader& header, const LoadedKernel& kernel);
 
 }  // namespace normbench

@@ -96,7 +96,8 @@ json kernel_json(const KernelResult& k) {
             {"deterministic", k.deterministic ? json(*k.deterministic) : json(nullptr)},
             {"timing", timed ? timing_json(*k.timing, k.timing_checks) : json(nullptr)},
             {"bandwidth", nullptr},
-            {"speedup", nullptr}};
+            {"speedup", nullptr},
+            {"device", k.device ? json(*k.device) : json(nullptr)}};
   if (timed && k.bandwidth_gb_per_s) {
     j["bandwidth"] = {{"gb_per_s", finite_or_null(*k.bandwidth_gb_per_s)},
                       {"percent_of_copy", optional_json(k.percent_of_copy)},
@@ -152,8 +153,36 @@ json settings_json(const RunSettings& s) {
           {"allow_faster_than_copy", s.allow_faster_than_copy},
           {"isolation", "process"},
           {"device", s.device},
+          {"devices", s.devices.empty() ? std::vector<int>{s.device} : s.devices},
+          {"allow_mixed_devices", s.allow_mixed_devices},
           {"host_threads", s.threads},
           {"save_tensors", s.save_tensors_dir.empty() ? json(nullptr) : json(s.save_tensors_dir)}};
+}
+
+json copy_json(const std::optional<CopyBandwidth>& c) {
+  if (!c) return nullptr;
+  return {{"bytes_moved", c->bytes_moved},
+          {"gb_per_s", c->gb_per_s},
+          {"timing", timing_json(c->timing)}};
+}
+
+// Each GPU of the run with the copy bandwidth measured on it: a kernel's % of copy is of its
+// own GPU's. A report built with `device` alone lists that one.
+json devices_json(const RunReport& r) {
+  std::vector<DeviceRun> runs = r.devices;
+  if (runs.empty() && r.device) runs.push_back({*r.device, r.copy_bandwidth});
+  json devices = json::array();
+  for (const DeviceRun& d : runs) {
+    json j = device_json(d.info);
+    j["copy_bandwidth"] = copy_json(d.copy_bandwidth);
+    devices.push_back(std::move(j));
+  }
+  return devices;
+}
+
+json shard_json(const std::optional<ShardRecord>& shard) {
+  if (!shard) return nullptr;
+  return {{"index", shard->index}, {"count", shard->count}, {"work", work_json(shard->work)}};
 }
 
 json summary_json(const RunReport& r) {
@@ -169,6 +198,14 @@ json summary_json(const RunReport& r) {
 }
 }  // namespace
 
+json work_json(const std::vector<WorkEntry>& work) {
+  json items = json::array();
+  for (const WorkEntry& w : work)
+    items.push_back(
+        {{"problem", w.problem}, {"kernel", w.kernel}, {"shard", w.shard}, {"cost", w.cost}});
+  return items;
+}
+
 json finite_or_null(double value) {
   return std::isfinite(value) ? json(value) : json(nullptr);
 }
@@ -176,11 +213,6 @@ json finite_or_null(double value) {
 json report_to_json(const RunReport& r) {
   json problems = json::array();
   for (const auto& p : r.problems) problems.push_back(problem_json(p));
-  json copy = nullptr;
-  if (r.copy_bandwidth)
-    copy = {{"bytes_moved", r.copy_bandwidth->bytes_moved},
-            {"gb_per_s", r.copy_bandwidth->gb_per_s},
-            {"timing", timing_json(r.copy_bandwidth->timing)}};
   return {
       {"schema_version", kReportSchemaVersion},
       {"tool", {{"name", "normbench"}, {"version", version()}, {"git_revision", git_revision()}}},
@@ -193,7 +225,9 @@ json report_to_json(const RunReport& r) {
         {"resolved", r.config->resolved}}},
       {"device", r.device ? device_json(*r.device) : json(nullptr)},
       {"settings", settings_json(r.settings)},
-      {"copy_bandwidth", copy},
+      {"copy_bandwidth", copy_json(r.copy_bandwidth)},
+      {"devices", devices_json(r)},
+      {"shard", shard_json(r.shard)},
       {"problems", problems},
       {"summary", summary_json(r)},
       {"aborted", r.aborted.empty() ? json(nullptr) : json(r.aborted)},

@@ -13,4 +13,7 @@ nlohmann::json report_to_json(const RunReport& report);
 // A double as JSON, or null when it is NaN or infinite (JSON has no such numbers).
 nlohmann::json finite_or_null(double value);
 
+// A sharded run's plan as the report's shard.work (and `normbench plan --shard`) write it.
+nlohmann::json work_json(const std::vector<WorkEntry>& work);
+
 }  // namespace normbench

@@ -55,6 +55,7 @@ struct KernelResult {
   std::optional<double> percent_of_copy;      // of the run's measured copy bandwidth
   std::optional<double> speedup_vs_baseline;  // baseline median / this median
   std::string baseline_id;                    // the op's naive kernel
+  std::optional<int> device;                  // the GPU it ran on; empty: it never reached one
 };
 
 struct ProblemResult {
@@ -62,6 +63,7 @@ struct ProblemResult {
   bool skipped = false;
   std::string reason;  // why skipped
   std::vector<KernelResult> kernels;
+  std::optional<int> device;  // the GPU whose harness ran it; empty: never started
 };
 
 struct DeviceInfo {
@@ -90,10 +92,35 @@ struct RunSettings {
   std::optional<int> trials_override;
   std::optional<uint64_t> seed_override;
   bool timing = true;
-  int device = 0;
-  int threads = 1;
+  int device = 0;            // the first of `devices`
+  std::vector<int> devices;  // --devices, resolved; empty: {device}
+  bool allow_mixed_devices = false;
+  int threads = 1;  // host threads of the whole run (each GPU's harness: device_schedule.hpp)
   bool allow_faster_than_copy = false;  // a median below the copy floor warns instead of failing
   std::string save_tensors_dir;         // empty: none
+};
+
+// A GPU of the run and the copy bandwidth measured on it (null when not timing).
+struct DeviceRun {
+  DeviceInfo info;
+  std::optional<CopyBandwidth> copy_bandwidth;
+};
+
+// One (problem, kernel) pair of a sharded run's plan and the shard it was given to
+// (app/run/work_plan.hpp).
+struct WorkEntry {
+  std::string problem;
+  std::string kernel;
+  int shard = 1;      // 1-based
+  uint64_t cost = 0;  // expected, in MiB moved per trial
+};
+
+// --shard K/N: which shard this run is, and the whole plan, every shard's pairs, so that
+// `normbench merge` can prove that the shards' reports cover it without gaps or overlaps.
+struct ShardRecord {
+  int index = 1;
+  int count = 1;
+  std::vector<WorkEntry> work;
 };
 
 struct RunReport {
@@ -101,8 +128,10 @@ struct RunReport {
   std::vector<std::string> command_line;
   const RunConfig* config = nullptr;
   RunSettings settings;
-  std::optional<DeviceInfo> device;
-  std::optional<CopyBandwidth> copy_bandwidth;
+  std::optional<DeviceInfo> device;             // the first GPU (readers of one GPU read this)
+  std::optional<CopyBandwidth> copy_bandwidth;  // measured on the first GPU
+  std::vector<DeviceRun> devices;               // every GPU of the run, the first included
+  std::optional<ShardRecord> shard;
   std::vector<ProblemResult> problems;
   std::string aborted;  // non-empty: the run stopped early, and why
   int exit_code = 0;

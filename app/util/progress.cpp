@@ -10,6 +10,8 @@ ProgressLine::ProgressLine() : enabled_(::isatty(STDOUT_FILENO) != 0) {}
 
 void ProgressLine::update(const std::string& text) {
   if (!enabled_) return;
+  if (shared_) return shared_->update(prefix_ + text);
+  std::lock_guard<std::mutex> lock(mutex_);
   std::string line = text.size() > 100 ? text.substr(0, 100) : text;
   const size_t length = line.size();
   if (length < last_length_) line.append(last_length_ - length, ' ');
@@ -19,7 +21,10 @@ void ProgressLine::update(const std::string& text) {
 }
 
 void ProgressLine::clear() {
-  if (!enabled_ || last_length_ == 0) return;
+  if (!enabled_) return;
+  if (shared_) return shared_->clear();
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (last_length_ == 0) return;
   std::fprintf(stdout, "\r%s\r", std::string(last_length_, ' ').c_str());
   std::fflush(stdout);
   last_length_ = 0;

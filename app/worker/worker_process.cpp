@@ -1,5 +1,6 @@
 #include "app/worker/worker_process.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -9,8 +10,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <vector>
 
 #include "app/util/errors.hpp"
 
@@ -35,6 +38,23 @@ bool take_line(std::string& buffer, std::string& line) {
   line = buffer.substr(0, end);
   buffer.erase(0, end + 1);
   return true;
+}
+
+// In the child: closes every descriptor it inherited but stdio and its own two pipe ends.
+// Harness threads of several GPUs fork workers while other workers' pipes are open; a worker
+// holding a copy of a sibling's pipe would keep that sibling from ever seeing the end of its
+// input (the harness's stop), and the harness from seeing a crashed sibling's pipe close.
+void close_inherited_descriptors(int in_fd, int out_fd) {
+  std::vector<int> inherited;
+  if (DIR* dir = ::opendir("/proc/self/fd")) {
+    const int own = ::dirfd(dir);
+    while (const dirent* entry = ::readdir(dir)) {
+      const int fd = std::atoi(entry->d_name);  // "." and ".." read as 0
+      if (fd > STDERR_FILENO && fd != own && fd != in_fd && fd != out_fd) inherited.push_back(fd);
+    }
+    ::closedir(dir);
+  }
+  for (int fd : inherited) ::close(fd);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -84,6 +104,7 @@ WorkerProcess::WorkerProcess(const Body& body) {
   if (pid_ == 0) {
     ::close(down[1]);
     ::close(up[0]);
+    close_inherited_descriptors(down[0], up[1]);
     // Whatever kernels print (device printf, host code) goes to stderr: stdout is the
     // harness's table, for pipes and logs.
     ::dup2(STDERR_FILENO, STDOUT_FILENO);

@@ -222,6 +222,31 @@ TEST_F(Cli, OutThatIsTheConfigIsRefusedBeforeTheRun) {
   EXPECT_EQ(testing::read_text(dir_.file("normbench-c.json")), config);
 }
 
+TEST_F(Cli, DevicesAndShardAreCheckedBeforeLookingForAGpu) {
+  struct Case {
+    std::string args;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"--devices 0,0", "--devices 0,0: device 0 is named twice"},
+      {"--devices x", "--devices x: \"x\" is not a device index"},
+      {"--devices 0,", "--devices 0,: an empty item"},
+      {"--devices -1", ""},
+      {"--devices ''", "--devices"},
+      {"--device 1 --devices 0,1", "excludes"},
+      {"--shard 0/2", "--shard 0/2: K and N must be integers"},
+      {"--shard 3/2", "--shard 3/2: K is larger than N"},
+      {"--shard 1", "--shard 1: expected K/N"},
+      {"--shard ''", "--shard"},
+  };
+  for (const Case& c : cases) {
+    const Outcome o = run("run --no-timing --out r.json " + c.args);
+    EXPECT_EQ(o.exit_code, 2) << c.args << "\n" << o.output;
+    EXPECT_TRUE(contains(o.output, c.message)) << c.args << "\n" << o.output;
+    EXPECT_FALSE(std::filesystem::exists(dir_.file("r.json")));
+  }
+}
+
 bool gpu_present() {
   int count = 0;
   return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
@@ -235,6 +260,14 @@ TEST_F(Cli, RunWithoutGpuExits3AndWritesNoReport) {
   EXPECT_TRUE(contains(o.output, "no CUDA GPU is available")) << o.output;
   EXPECT_FALSE(std::filesystem::exists(dir_.file("reports/smoke.json")));
   for (const auto& name : dir_.entries()) EXPECT_EQ(name.find(".tmp."), std::string::npos) << name;
+
+  // Valid --devices and --shard get as far as looking for a GPU.
+  for (const std::string args : {"--devices all", "--devices 0,1", "--shard 1/2"}) {
+    const Outcome multi = run("run --config " + quoted(smoke) + " --out r.json " + args);
+    EXPECT_EQ(multi.exit_code, 3) << args << "\n" << multi.output;
+    EXPECT_TRUE(contains(multi.output, "no CUDA GPU is available")) << multi.output;
+    EXPECT_FALSE(std::filesystem::exists(dir_.file("r.json")));
+  }
 
   // The default report name, normbench-<config name>.json in the working folder, neither.
   const Outcome builtin = run("run --no-timing");

@@ -11,7 +11,9 @@
 #include <string>
 
 #include "app/render/report_table.hpp"
+#include "app/results/report_reader.hpp"
 #include "app/results/report_writer.hpp"
+#include "app/util/errors.hpp"
 #include "app/util/version.hpp"
 #include "tests/cpu/test_support.hpp"
 
@@ -136,9 +138,10 @@ TEST(Report, TopLevel) {
   const RunReport r = sample_report();
   const json j = report_to_json(r);
   EXPECT_EQ(j["schema_version"], 2);
-  EXPECT_EQ(keys(j), (std::set<std::string>{"schema_version", "tool", "created_at", "command_line",
-                                            "config", "device", "settings", "copy_bandwidth",
-                                            "problems", "summary", "aborted", "exit_code"}));
+  EXPECT_EQ(keys(j),
+            (std::set<std::string>{"schema_version", "tool", "created_at", "command_line", "config",
+                                   "device", "settings", "copy_bandwidth", "devices", "shard",
+                                   "problems", "summary", "aborted", "exit_code"}));
   EXPECT_EQ(j["tool"]["name"], "normbench");
   EXPECT_EQ(j["tool"]["version"], version());
   EXPECT_EQ(j["tool"]["git_revision"], git_revision());
@@ -156,6 +159,13 @@ TEST(Report, TopLevel) {
   EXPECT_TRUE(j["settings"]["save_tensors"].is_null());
   EXPECT_EQ(j["copy_bandwidth"]["gb_per_s"], 2000.0);
   EXPECT_EQ(j["copy_bandwidth"]["timing"]["samples"], 3);
+  // One GPU: devices[] is that one with its copy bandwidth; not sharded.
+  ASSERT_EQ(j["devices"].size(), 1u);
+  EXPECT_EQ(j["devices"][0]["name"], "Test GPU");
+  EXPECT_EQ(j["devices"][0]["copy_bandwidth"], j["copy_bandwidth"]);
+  EXPECT_EQ(j["settings"]["devices"], json({0}));
+  EXPECT_EQ(j["settings"]["allow_mixed_devices"], false);
+  EXPECT_TRUE(j["shard"].is_null());
   EXPECT_TRUE(j["aborted"].is_null());
   EXPECT_EQ(j["exit_code"], 1);
   EXPECT_EQ(j["summary"], json({{"kernels", 5},
@@ -167,6 +177,62 @@ TEST(Report, TopLevel) {
                                 {"not_supported", 1}}));
   // The report must be serializable as strict JSON and read back unchanged.
   EXPECT_EQ(json::parse(j.dump()), j);
+}
+
+// --devices and --shard: every GPU with its own copy bandwidth, each kernel's GPU, the shard
+// and the whole plan; the one reader reads them back.
+TEST(Report, DevicesAndShardAreWrittenAndReadBack) {
+  RunReport r = sample_report();
+  r.problems.pop_back();  // a second problem "gn", which the reader would refuse
+  DeviceInfo second = *r.device;
+  second.index = 1;
+  CopyBandwidth other = *r.copy_bandwidth;
+  other.gb_per_s = 1500.0;
+  r.devices = {{*r.device, r.copy_bandwidth}, {second, other}};
+  r.settings.devices = {0, 1};
+  r.problems[0].kernels[0].device = 1;
+  r.shard =
+      ShardRecord{2, 3, {{"ln", "layer_norm.naive", 2, 10}, {"gn", "group_norm.naive", 1, 7}}};
+  const json j = report_to_json(r);
+  EXPECT_EQ(j["devices"][1]["index"], 1);
+  EXPECT_EQ(j["devices"][1]["copy_bandwidth"]["gb_per_s"], 1500.0);
+  EXPECT_EQ(j["settings"]["devices"], json({0, 1}));
+  EXPECT_EQ(j["problems"][0]["kernels"][0]["device"], 1);
+  EXPECT_TRUE(j["problems"][0]["kernels"][1]["device"].is_null());
+  EXPECT_EQ(j["shard"], json::parse(R"({"index": 2, "count": 3, "work": [
+      {"problem": "ln", "kernel": "layer_norm.naive", "shard": 2, "cost": 10},
+      {"problem": "gn", "kernel": "group_norm.naive", "shard": 1, "cost": 7}]})"));
+
+  const LoadedReport loaded = read_report_json(j, "multi.json");
+  ASSERT_EQ(loaded.header.devices.size(), 2u);
+  EXPECT_EQ(loaded.header.devices[1].copy_gb_per_s, 1500.0);
+  const LoadedKernel& naive = loaded.problems[0].kernels[0];
+  EXPECT_EQ(naive.device, 1);
+  EXPECT_EQ(copy_gb_per_s_of(loaded.header, naive), 1500.0);  // its own GPU's
+  EXPECT_EQ(copy_gb_per_s_of(loaded.header, loaded.problems[0].kernels[1]), 2000.0);
+  ASSERT_TRUE(loaded.shard);
+  EXPECT_EQ(loaded.shard->index, 2);
+  EXPECT_EQ(loaded.shard->count, 3);
+  ASSERT_EQ(loaded.shard->work.size(), 2u);
+  EXPECT_EQ(loaded.shard->work[1].kernel, "group_norm.naive");
+  EXPECT_EQ(loaded.shard->work[1].cost, 7u);
+
+  // A shard object that contradicts itself is refused, naming the path.
+  json bad = j;
+  bad["shard"]["work"][1]["shard"] = 4;
+  EXPECT_THROW(read_report_json(bad, "bad.json"), UsageError);
+  bad = j;
+  bad["shard"]["work"][1]["kernel"] = "layer_norm.naive";
+  bad["shard"]["work"][1]["problem"] = "ln";
+  try {
+    read_report_json(bad, "bad.json");
+    ADD_FAILURE() << "a pair planned twice was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json: /shard/work/1: the pair ln / "
+                                         "layer_norm.naive is planned twice"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Report, ProblemsAndKernels) {
@@ -332,11 +398,14 @@ TEST(Report, SameFieldNamesAsTheH100Fixture) {
   // The fixture is schema 1; schema 2 adds fields, named here, and removes none.
   EXPECT_EQ(fixture["schema_version"], 1);
   EXPECT_EQ(j["schema_version"], 2);
-  EXPECT_EQ(keys(fixture), keys(j));
+  auto fixture_top = keys(fixture);
+  fixture_top.insert({"devices", "shard"});  // --devices and --shard, optional for readers
+  EXPECT_EQ(fixture_top, keys(j));
   EXPECT_EQ(keys(fixture["config"]), keys(j["config"]));
   EXPECT_EQ(keys(fixture["device"]), keys(j["device"]));
   auto fixture_settings = keys(fixture["settings"]);
-  fixture_settings.insert({"allow_faster_than_copy", "isolation"});
+  fixture_settings.insert(
+      {"allow_faster_than_copy", "isolation", "devices", "allow_mixed_devices"});
   EXPECT_EQ(fixture_settings, keys(j["settings"]));
   EXPECT_EQ(keys(fixture["copy_bandwidth"]), keys(j["copy_bandwidth"]));
   auto fixture_summary = keys(fixture["summary"]);
@@ -352,6 +421,7 @@ TEST(Report, SameFieldNamesAsTheH100Fixture) {
   fixture_kernel_keys.insert("dispatches_to");
   fixture_kernel_keys.insert("deterministic");  // schema 2
   fixture_kernel_keys.insert("origin");         // schema 2: the plugin a kernel came from
+  fixture_kernel_keys.insert("device");         // the GPU it ran on (--devices)
   EXPECT_EQ(fixture_kernel_keys, keys(kernel_json));
   EXPECT_EQ(keys(fixture_kernel["verification"]), keys(kernel_json["verification"]));
   EXPECT_EQ(keys(fixture_kernel["verification"]["trials"][0]),

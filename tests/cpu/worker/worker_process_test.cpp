@@ -1,5 +1,6 @@
-// The worker process without a GPU: messages both ways, and the three ways a worker is lost
-// (it crashes, it hangs past the watchdog, it exits), each named, none taking the parent down.
+// The worker process without a GPU: messages both ways, the three ways a worker is lost (it
+// crashes, it hangs past the watchdog, it exits), each named, none taking the parent down, and
+// siblings that do not hold each other's pipes.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -71,6 +72,23 @@ TEST(WorkerProcess, AnExitIsNamedWithItsStatus) {
   WorkerProcess worker(echo_worker);
   const std::string what = lost_message(worker, {{"cmd", "exit"}}, 5.0);
   EXPECT_NE(what.find("exited with status 7"), std::string::npos) << what;
+}
+
+// With several GPUs, workers are forked while their siblings' pipes are open. A worker that
+// kept a copy of a sibling's input pipe would keep the sibling from seeing the end of its
+// input: stopping it would wait for the kill instead (2 s).
+TEST(WorkerProcess, AWorkerHoldsNoDescriptorsOfItsSiblings) {
+  WorkerProcess first(echo_worker);
+  WorkerProcess second(echo_worker);
+  second.send({{"n", 1}});
+  EXPECT_EQ(second.receive(5.0).at("progress"), 1);
+  const auto start = std::chrono::steady_clock::now();
+  first.stop();
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(took, 1.0) << "the first worker did not see the end of its input";
+  EXPECT_EQ(second.receive(5.0).at("n"), 2);  // the sibling goes on
+  second.stop();
 }
 
 TEST(WorkerProcess, DescribesExitStatuses) {
