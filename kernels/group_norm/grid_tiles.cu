@@ -8,6 +8,36 @@
 namespace normbench::kernels {
 namespace {
 
+template <class T, bool kChannelsLast, int kVec>
+cudaError_t launch_grid_tiles_kernel(const GridTilesPlan& plan, GridTilesArgs a,
+                                     cudaStream_t stream) {
+  const auto kernel = grid_tiles_kernel<T, kChannelsLast, kVec>;
+  cudaError_t error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(plan.smem_bytes));
+  // All of the unified L1/shared memory as shared memory: two blocks of ~113 KB per SM.
+  if (error == cudaSuccess)
+    error = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                 cudaSharedmemCarveoutMaxShared);
+  if (error != cudaSuccess) return error;
+  if (!a.cooperative) {
+    // Enough blocks to fill the device many times; more would only grid-stride.
+    const int64_t blocks = std::min<int64_t>(a.geo.tiles, int64_t{plan.sm_count} * 64);
+    kernel<<<static_cast<unsigned>(blocks), kGridTilesThreads, plan.smem_bytes, stream>>>(a);
+    return cudaGetLastError();
+  }
+  // Every block must be resident for the grid barriers: as many as fit, at most one per tile.
+  int per_sm = 0;
+  error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kGridTilesThreads,
+                                                        plan.smem_bytes);
+  if (error != cudaSuccess) return error;
+  if (per_sm < 1) return cudaErrorCooperativeLaunchTooLarge;
+  const int64_t blocks = std::min<int64_t>(a.geo.tiles, int64_t{per_sm} * plan.sm_count);
+  void* params[] = {&a};
+  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel),
+                                     dim3(static_cast<unsigned>(blocks)), dim3(kGridTilesThreads),
+                                     params, plan.smem_bytes, stream);
+}
+
 template <class T>
 cudaError_t launch_typed(const GridTilesPlan& plan, const GridTilesArgs& a, cudaStream_t stream) {
   constexpr int kFull = 16 / static_cast<int>(sizeof(T));
