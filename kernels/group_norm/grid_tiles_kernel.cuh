@@ -14,7 +14,8 @@
 //      writes y = (x - shift) * scale + offset (16-bit data: x * scale + offset).
 // Fixed orders everywhere: the output is bitwise the same on every run and any grid size.
 // When a part (a sample channels-last, a group NCHW) is a single tile, every block has all it
-// needs: no barrier, an ordinary launch (also the fallback without cooperative launch).
+// needs: no barrier, an ordinary launch (also the fallback without cooperative launch). The
+// launches are in grid_tiles.cu.
 #pragma once
 
 #include <cooperative_groups.h>
@@ -25,8 +26,6 @@
 #include "kernels/group_norm/grid_tiles_access.cuh"
 #include "kernels/group_norm/grid_tiles_channels_last.cuh"
 #include "kernels/group_norm/grid_tiles_nchw.cuh"
-#include "kernels/problem_shape.hpp"
-#include "kernels/registry.hpp"
 
 namespace normbench::kernels {
 
