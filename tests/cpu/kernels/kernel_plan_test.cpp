@@ -197,7 +197,8 @@ TEST(Dispatch, TheDefaultRunsTheChosenVariantsPlan) {
   EXPECT_TRUE(chosen_plan.launch);
   EXPECT_EQ(find_kernel("group_norm.default")->description,
             "dispatch: lookahead (groups >= 64K elements), split_group (groups >= 64K "
-            "elements), block_per_group");
+            "elements), grid_tiles (16-bit, channels-last or weight without bias), "
+            "block_per_group");
 }
 
 TEST(Dispatch, FallsBackByShape) {
