@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh > /dev/null
-rm -rf .carry
+rm -rf .carry/build .carry/lib
 mkdir -p .carry/build .carry/lib
 (cd build && find . -path '*/CMakeFiles' -prune -o -type f ! -name '*.a' ! -name '.ninja*' \
    ! -name 'CMakeCache.txt' ! -name 'normbench_cpu_tests' ! -path './Testing/*' -print |
