@@ -253,8 +253,8 @@ ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
 
 Tolerance default_tolerance(DType dtype) {
   if (dtype == DType::float32) return {1e-5, 1e-5};
-  const double two_u = 2.0 * unit_roundoff(dtype);
-  return {two_u, two_u};
+  const double u = unit_roundoff(dtype);
+  return {2.0 * u, 4.0 * u};
 }
 
 RunConfig parse_config(const std::string& text, const std::string& source) {

@@ -19,11 +19,15 @@ struct Tolerance {
   double atol = 1e-5;
 };
 
-// The default tolerance of an output dtype: 1e-5 for float32; for bfloat16 and float16 two unit
-// roundoffs u of the dtype (rtol = atol = 2u: 2^-7 and 2^-10). An output rounded once is within
-// u|y| of the value it rounds, and PyTorch's composite ops round twice (RMSNorm rounds x*rrms,
-// then the product with the weight); the atol of the same size covers float32 arithmetic's
-// absolute error where y is near 0. A kernel that accumulates in bfloat16 misses it by far.
+// The default tolerance of an output dtype: 1e-5 for float32; for bfloat16 and float16, in unit
+// roundoffs u of the dtype (2^-8, 2^-11), rtol = 2u and atol = 4u. An output rounded once is
+// within u|y| of the value it rounds, and PyTorch's composite ops round twice (RMSNorm rounds
+// x*rrms, then the product with the weight): rtol 2u. PyTorch's GroupNorm keeps the mean and
+// rstd in the data's type, so its y errs by u|y - bias| on top: where the bias cancels most of
+// y that is up to u|bias| more than rtol allows (measured: eager failed 2u on the diffusion
+// config by 2.0-2.5u, always at small y in channels of large bias). atol 4u covers biases up to
+// 4 in magnitude (the configs draw them from N(0,1)). A kernel that accumulates a long row's
+// statistics in bfloat16 still misses it by far (tests/adversarial).
 Tolerance default_tolerance(DType dtype);
 
 struct TimingSettings {

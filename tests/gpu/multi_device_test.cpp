@@ -1,6 +1,7 @@
 // --devices and --shard end to end on whatever GPUs the machine has (one is enough): smoke.json
 // run on one GPU, on every GPU (--devices all), and as two shards merged must give the same
-// kernels with the same statuses, and `compare` must find no regression between them. The
+// kernels with the same statuses, and `compare` must find no correctness regression between
+// them (nor a slowdown past 50%: smoke's microsecond kernels are noisy across processes). The
 // reports must name each kernel's GPU and list every GPU with its copy bandwidth.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -61,9 +62,14 @@ TEST(MultiDevice, AllGpusAndMergedShardsGiveTheOneGpuRunsVerdicts) {
   EXPECT_EQ(statuses(all), statuses(single));
   EXPECT_EQ(statuses(merged), statuses(single));
   EXPECT_EQ(merged["exit_code"], single["exit_code"]);
-  EXPECT_EQ(normbench(dir, "compare one.json all.json"), 0)
+  // compare accepts the reports as one config on one GPU model and finds no kernel that
+  // passed before failing now. Its speed verdict needs a wider margin here than its 5%: smoke's
+  // kernels take 10-20 us, and between processes they moved by up to 11% on the H100
+  // (two_phase on ln_short_rows: 0.0149 vs 0.0161 ms); the timing of --devices is judged on
+  // the shipped configs' full-size problems (README, scale out).
+  EXPECT_EQ(normbench(dir, "compare one.json all.json --max-slowdown 0.5"), 0)
       << testing::read_text(dir.file("log.txt"));
-  EXPECT_EQ(normbench(dir, "compare one.json merged.json"), 0)
+  EXPECT_EQ(normbench(dir, "compare one.json merged.json --max-slowdown 0.5"), 0)
       << testing::read_text(dir.file("log.txt"));
 
   // Every GPU with its own copy bandwidth; every kernel on one of them.

@@ -265,12 +265,13 @@ TEST(Config, ToleranceDefaultsFollowTheDtype) {
   };
   EXPECT_EQ(tolerance_of(json::object()).rtol, 1e-5);
   EXPECT_EQ(tolerance_of({{"dtype", "bfloat16"}}).rtol, 0x1p-7);
-  EXPECT_EQ(tolerance_of({{"dtype", "bfloat16"}}).atol, 0x1p-7);
-  EXPECT_EQ(tolerance_of({{"dtype", "float16"}}).atol, 0x1p-10);
+  EXPECT_EQ(tolerance_of({{"dtype", "bfloat16"}}).atol, 0x1p-6);
+  EXPECT_EQ(tolerance_of({{"dtype", "float16"}}).rtol, 0x1p-10);
+  EXPECT_EQ(tolerance_of({{"dtype", "float16"}}).atol, 0x1p-9);
   // Key by key: what is set stays, the rest is the dtype's.
   const Tolerance mixed = tolerance_of({{"dtype", "float16"}, {"tolerance", {{"rtol", 0.01}}}});
   EXPECT_EQ(mixed.rtol, 0.01);
-  EXPECT_EQ(mixed.atol, 0x1p-10);
+  EXPECT_EQ(mixed.atol, 0x1p-9);
   // A tolerance in defaults applies to every dtype.
   json doc = one_layer_norm({{"dtype", "bfloat16"}});
   doc["defaults"] = {{"tolerance", {{"atol", 1e-3}}}};
