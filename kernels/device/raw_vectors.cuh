@@ -85,6 +85,11 @@ struct RawVector {
   __device__ __forceinline__ void store_streaming(T* p) const {
     __stcs(reinterpret_cast<uint4*>(p), raw);
   }
+  // The same without cache hints.
+  static __device__ __forceinline__ RawVector load_plain(const T* p) {
+    return {*reinterpret_cast<const uint4*>(p)};
+  }
+  __device__ __forceinline__ void store_plain(T* p) const { *reinterpret_cast<uint4*>(p) = raw; }
 };
 
 // The kCount parameters at positions pos..pos+kCount-1 widened to float, read through the
@@ -109,5 +114,29 @@ __device__ __forceinline__ void load_params(const P* p, int64_t pos, float (&out
     for (int i = 0; i < kPer; ++i) out[k * kPer + i] = part[i];
   }
 }
+
+// The parameters of load_params kept as loaded (16-byte vectors of P), so that they can be loaded
+// early and widened when used.
+template <int kCount, class P>
+struct RawParams {
+  static constexpr int kPer = RawVector<P>::kCount;
+  uint4 raw[kCount / kPer];
+
+  __device__ __forceinline__ void load(const P* p, int64_t pos) {
+    if (!p) return;
+#pragma unroll
+    for (int k = 0; k < kCount / kPer; ++k)
+      raw[k] = __ldg(reinterpret_cast<const uint4*>(p + pos) + k);
+  }
+  __device__ __forceinline__ void unpack(const P* p, float (&out)[kCount], float absent) const {
+#pragma unroll
+    for (int k = 0; k < kCount / kPer; ++k) {
+      float part[kPer];
+      RawVector<P>{raw[k]}.unpack(part);
+#pragma unroll
+      for (int i = 0; i < kPer; ++i) out[k * kPer + i] = p ? part[i] : absent;
+    }
+  }
+};
 
 }  // namespace normbench::kernels

@@ -4,16 +4,17 @@
 // (families/wide_rows_plan.hpp says how many threads and vectors), so x is read from DRAM once
 // and y written once: the minimum traffic.
 //
-//   loads      x (and the residual) streamed with evict-first hints, every vector of a thread
-//              issued back to back: 64-128 bytes in flight per thread, the whole row per block;
-//   add_rms    s = x + residual rounded once to T, stored at once (streamed) and kept, rounded,
+//   loads      x (and the residual) every vector of a thread issued back to back: 64-128
+//              bytes in flight per thread, the whole row per block; with or without evict-first
+//              hints (WideRowsHints below: each op takes what measured fastest);
+//   add_rms    s = x + residual rounded once to T, stored at once and kept, rounded,
 //              in registers for the statistics and y;
 //   statistics in float from registers, exact two-pass (centered) or one pass (RMS): sum of
 //              (x - shift), then sum of ((x - shift) - delta)^2, each a warp butterfly + one
 //              barrier + a butterfly over the warps' partials; the shift (the row's first
 //              element) keeps float32 data like 1000 + N(0,1) at 1e-5;
 //   output     weight and bias through the read-only path (every row re-reads them: they stay
-//              in L1/L2), y rounded once and streamed out.
+//              in L1/L2), after the statistics or before them (WideRowsHints), y rounded once.
 // A grid of one block per row (no grid-stride loop: the next row's loads never wait behind
 // this row's stores), each block done after one row.
 //
@@ -61,7 +62,20 @@ struct WideRowsTensors {
   T* sum;  // add_rms_norm's s, else null
 };
 
-template <class T, class P, int kVectors, Norm kNorm, class Epilogue>
+// How the kernel moves data: evict-first hints on the loads of x and the residual, on the
+// stores of y and s, and the weight and bias loaded before the statistics rather than after.
+// Each op's variant takes what measured fastest for it on the H100 (llm.json, one sitting,
+// kernels/NOTES.md): LayerNorm no hints (1-2% over the default), add_rms_norm no hints with
+// early parameters (0.5-1%), RMSNorm the default (plain loses 1-3% on short rows); early
+// parameters cost LayerNorm 15-25% (registers: fewer blocks per SM).
+enum WideRowsHints : int {
+  kWideRowsStreamLoads = 1,
+  kWideRowsStreamStores = 2,
+  kWideRowsEarlyParams = 4,
+  kWideRowsDefaultHints = kWideRowsStreamLoads | kWideRowsStreamStores,
+};
+
+template <class T, class P, int kVectors, Norm kNorm, int kHints, class Epilogue>
 __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMaxThreads / 2
                                                                   : kWideRowsMaxThreads)
     wide_rows_kernel(WideRowsTensors<T, P> t, Epilogue epilogue, int row_vectors, float inv_n,
@@ -71,22 +85,30 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
   __shared__ float partials[2][kWideRowsMaxThreads / 32];
   const int64_t row_start = int64_t{blockIdx.x} * row_vectors * kCount;
   auto vector_index = [&](int j) { return static_cast<int>(threadIdx.x + j * blockDim.x); };
+  auto load = [](const T* p) {
+    return (kHints & kWideRowsStreamLoads) ? V::load_streaming(p) : V::load_plain(p);
+  };
+  auto store = [](const V& v, T* p) {
+    if constexpr ((kHints & kWideRowsStreamStores) != 0)
+      v.store_streaming(p);
+    else
+      v.store_plain(p);
+  };
 
   V v[kVectors];
 #pragma unroll
   for (int j = 0; j < kVectors; ++j)
     v[j].raw = vector_index(j) < row_vectors
-                   ? V::load_streaming(t.x + row_start + int64_t{vector_index(j)} * kCount).raw
+                   ? load(t.x + row_start + int64_t{vector_index(j)} * kCount).raw
                    : make_uint4(0, 0, 0, 0);
 
   if constexpr (kNorm == Norm::add_rms) {
     V r[kVectors];
 #pragma unroll
     for (int j = 0; j < kVectors; ++j)
-      r[j].raw =
-          vector_index(j) < row_vectors
-              ? V::load_streaming(t.residual + row_start + int64_t{vector_index(j)} * kCount).raw
-              : make_uint4(0, 0, 0, 0);
+      r[j].raw = vector_index(j) < row_vectors
+                     ? load(t.residual + row_start + int64_t{vector_index(j)} * kCount).raw
+                     : make_uint4(0, 0, 0, 0);
 #pragma unroll
     for (int j = 0; j < kVectors; ++j) {
       if (vector_index(j) >= row_vectors) continue;
@@ -96,7 +118,19 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
 #pragma unroll
       for (int k = 0; k < kCount; ++k) a[k] += b[k];
       v[j] = V::pack(a);  // s rounded once to T: y is computed from this rounded s
-      v[j].store_streaming(t.sum + row_start + int64_t{vector_index(j)} * kCount);
+      store(v[j], t.sum + row_start + int64_t{vector_index(j)} * kCount);
+    }
+  }
+
+  RawParams<kCount, P> early_weight[(kHints & kWideRowsEarlyParams) ? kVectors : 1];
+  RawParams<kCount, P> early_bias[(kHints & kWideRowsEarlyParams) ? kVectors : 1];
+  if constexpr ((kHints & kWideRowsEarlyParams) != 0) {
+#pragma unroll
+    for (int j = 0; j < kVectors; ++j) {
+      if (vector_index(j) >= row_vectors) continue;
+      early_weight[j].load(t.weight, int64_t{vector_index(j)} * kCount);
+      if constexpr (kNorm == Norm::centered)
+        early_bias[j].load(t.bias, int64_t{vector_index(j)} * kCount);
     }
   }
 
@@ -136,8 +170,13 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
     const int64_t pos = int64_t{vector_index(j)} * kCount;
     float e[kCount], w[kCount], b[kCount];
     v[j].unpack(e);
-    load_params<kCount>(t.weight, pos, w, 1.0f);
-    if constexpr (kNorm == Norm::centered) load_params<kCount>(t.bias, pos, b, 0.0f);
+    if constexpr ((kHints & kWideRowsEarlyParams) != 0) {
+      early_weight[j].unpack(t.weight, w, 1.0f);
+      if constexpr (kNorm == Norm::centered) early_bias[j].unpack(t.bias, b, 0.0f);
+    } else {
+      load_params<kCount>(t.weight, pos, w, 1.0f);
+      if constexpr (kNorm == Norm::centered) load_params<kCount>(t.bias, pos, b, 0.0f);
+    }
 #pragma unroll
     for (int k = 0; k < kCount; ++k) {
       if constexpr (kNorm == Norm::centered)
@@ -145,11 +184,11 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
       else
         e[k] = epilogue(e[k] * rstd * w[k]);
     }
-    V::pack(e).store_streaming(t.y + row_start + pos);
+    store(V::pack(e), t.y + row_start + pos);
   }
 }
 
-template <Norm kNorm, class Epilogue>
+template <Norm kNorm, int kHints = kWideRowsDefaultHints, class Epilogue>
 cudaError_t launch_wide_rows(const ProblemShape& p, const WideRowsPlan& plan,
                              const KernelArgs& args, Epilogue epilogue) {
   return with_element_types(p, [&](auto data, auto param) {
@@ -165,10 +204,10 @@ cudaError_t launch_wide_rows(const ProblemShape& p, const WideRowsPlan& plan,
     const float inv_n = 1.0f / static_cast<float>(p.segment_size);
     const auto eps = static_cast<float>(p.eps);
     if (plan.vectors_per_thread == kWideRowsFewVectors)
-      wide_rows_kernel<T, P, kWideRowsFewVectors, kNorm>
+      wide_rows_kernel<T, P, kWideRowsFewVectors, kNorm, kHints>
           <<<blocks, plan.threads, 0, args.stream>>>(t, epilogue, plan.row_vectors, inv_n, eps);
     else
-      wide_rows_kernel<T, P, kWideRowsManyVectors, kNorm>
+      wide_rows_kernel<T, P, kWideRowsManyVectors, kNorm, kHints>
           <<<blocks, plan.threads, 0, args.stream>>>(t, epilogue, plan.row_vectors, inv_n, eps);
     return cudaGetLastError();
   });
@@ -176,13 +215,13 @@ cudaError_t launch_wide_rows(const ProblemShape& p, const WideRowsPlan& plan,
 
 // The plan of a `<op>.row_in_registers` variant: declined with the wide-rows plan's reason, or
 // launching the kernel of kNorm with `epilogue`.
-template <Norm kNorm, class Epilogue>
+template <Norm kNorm, int kHints = kWideRowsDefaultHints, class Epilogue>
 KernelPlan plan_wide_rows_variant(const ProblemShape& p, Epilogue epilogue) {
   const WideRowsPlan rows = plan_wide_rows(p);
   if (!rows.unsupported.empty()) return KernelPlan::declined(rows.unsupported);
   KernelPlan plan;
   plan.launch = [p, rows, epilogue](const KernelArgs& args) {
-    return launch_wide_rows<kNorm>(p, rows, args, epilogue);
+    return launch_wide_rows<kNorm, kHints>(p, rows, args, epilogue);
   };
   return plan;
 }

@@ -6,7 +6,7 @@
 namespace normbench::kernels {
 namespace {
 KernelPlan plan(const ProblemShape& p, const DeviceCaps&) {
-  return plan_wide_rows_variant<Norm::centered>(p, IdentityEpilogue{});
+  return plan_wide_rows_variant<Norm::centered, /*kHints=*/0>(p, IdentityEpilogue{});
 }
 }  // namespace
 
