@@ -4,6 +4,7 @@
 
 #include "app/render/report_format.hpp"
 #include "app/render/svg_chart.hpp"
+#include "app/render/xml_text.hpp"
 
 namespace normbench {
 

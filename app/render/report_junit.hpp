@@ -13,9 +13,4 @@ namespace normbench {
 
 std::string render_junit(const ReportModel& model);
 
-// Text for XML content and attribute values: &, <, >, " and ' escaped, tabs and line breaks
-// kept as character references, and characters XML 1.0 cannot hold (other control
-// characters) replaced by U+FFFD.
-std::string xml_escape(const std::string& text);
-
 }  // namespace normbench

@@ -1,4 +1,5 @@
 #include "app/render/svg_chart.hpp"
+#include "app/render/xml_text.hpp"
 
 #include <fmt/format.h>
 
@@ -94,34 +95,6 @@ std::string legend(const BarChart& chart, double x, double y) {
 }
 
 }  // namespace
-
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        // Control characters are not allowed in XML; show them as spaces.
-        out += (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') ? ' ' : c;
-    }
-  }
-  return out;
-}
 
 namespace {
 // The chart without the series that have no value at all.

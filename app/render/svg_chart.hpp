@@ -42,7 +42,4 @@ struct BarChart {
 // series without any value in any row is left out, legend included.
 std::string render_bar_chart(const BarChart& chart, int width = 820);
 
-// Text made safe for XML/HTML content and attribute values (& < > " ').
-std::string xml_escape(std::string_view text);
-
 }  // namespace normbench

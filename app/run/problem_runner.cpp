@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <memory>
 #include <random>
 
@@ -12,6 +11,7 @@
 #include "app/inputs/inputs.hpp"
 #include "app/results/tensor_dump.hpp"
 #include "app/run/problem_tensors.hpp"
+#include "app/util/host_memory.hpp"
 #include "reference/normalization_reference.hpp"
 
 namespace normbench {
@@ -26,15 +26,6 @@ struct KernelRun {
   uint64_t verified_fingerprint = 0;  // of the last verified output
   std::vector<double> escaped_us;     // of each checked launch outside the timing
 };
-
-std::optional<uint64_t> available_host_memory() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key, unit;
-  uint64_t kb = 0;
-  while (meminfo >> key >> kb >> unit)
-    if (key == "MemAvailable:") return kb * 1024;
-  return std::nullopt;
-}
 
 // Why the problem's host tensors do not fit, if they do not.
 std::optional<std::string> host_memory_problem(const ProblemShape& shape) {

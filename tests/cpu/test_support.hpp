@@ -2,6 +2,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -62,6 +63,34 @@ class TempDir {
 inline void write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
+}
+
+// A path or argument as one shell word.
+inline std::string quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `BINARY ARGS` (ARGS already shell-quoted) in `dir`, stdout and stderr captured there.
+inline CliRun run_binary(const std::string& binary, const TempDir& dir, const std::string& args) {
+  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
+  const std::string command = "cd " + quoted(dir.path()) + " && " + quoted(binary) + " " + args +
+                              " >" + quoted(out) + " 2>" + quoted(err);
+  const int status = std::system(command.c_str());
+  CliRun r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_text(out);
+  r.err = read_text(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
 }
 
 }  // namespace normbench::testing

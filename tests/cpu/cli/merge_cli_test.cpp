@@ -16,15 +16,8 @@
 namespace normbench {
 namespace {
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string quoted(const std::string& s) {
-  return "'" + s + "'";
-}
+using testing::CliRun;
+using testing::quoted;
 
 std::string shard(const std::string& name) {
   return quoted(testing::source_path("tests/fixtures/merge/" + name));
@@ -32,17 +25,7 @@ std::string shard(const std::string& name) {
 
 // Runs `normbench ARGS` (already shell-quoted) in `dir`, stdout and stderr captured.
 CliRun normbench(const testing::TempDir& dir, const std::string& args) {
-  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
-  const std::string command = "cd " + quoted(dir.path()) + " && " + quoted(NORMBENCH_BINARY) + " " +
-                              args + " >" + quoted(out) + " 2>" + quoted(err);
-  const int status = std::system(command.c_str());
-  CliRun r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = testing::read_text(out);
-  r.err = testing::read_text(err);
-  std::filesystem::remove(out);
-  std::filesystem::remove(err);
-  return r;
+  return testing::run_binary(NORMBENCH_BINARY, dir, args);
 }
 
 bool contains(const std::string& text, const std::string& part) {

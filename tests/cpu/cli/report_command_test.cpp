@@ -15,15 +15,8 @@
 namespace normbench {
 namespace {
 
-struct ReportRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string quoted(const std::string& s) {
-  return "'" + s + "'";
-}
+using ReportRun = testing::CliRun;
+using testing::quoted;
 
 std::string h100() {
   return quoted(testing::source_path("tests/fixtures/h100_kernelbench_v1.json"));
@@ -32,20 +25,9 @@ std::string torch() {
   return quoted(testing::source_path("tests/fixtures/report/torch_example.json"));
 }
 
-// Runs `normbench report ARGS` (ARGS already shell-quoted) with stdout and stderr captured in
-// `dir`.
+// Runs `normbench report ARGS` (ARGS already shell-quoted) in `dir`, stdout and stderr captured.
 ReportRun report(const testing::TempDir& dir, const std::string& args) {
-  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
-  const std::string command =
-      quoted(NORMBENCH_BINARY) + " report " + args + " >" + quoted(out) + " 2>" + quoted(err);
-  const int status = std::system(command.c_str());
-  ReportRun r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = testing::read_text(out);
-  r.err = testing::read_text(err);
-  std::filesystem::remove(out);
-  std::filesystem::remove(err);
-  return r;
+  return testing::run_binary(NORMBENCH_BINARY, dir, "report " + args);
 }
 
 bool contains(const std::string& text, const std::string& part) {

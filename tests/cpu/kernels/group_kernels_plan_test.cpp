@@ -9,6 +9,7 @@
 
 #include "kernels/group_norm/grid_tiles_plan.hpp"
 #include "kernels/registry.hpp"
+#include "tests/cpu/kernels/described_h100.hpp"
 
 namespace normbench {
 namespace {
@@ -18,16 +19,8 @@ using kernels::GridTilesPlan;
 using kernels::kGridTilesThreads;
 using kernels::plan_grid_tiles;
 
-// As cudaGetDeviceProperties reports an H100 80GB HBM3.
 DeviceCaps h100() {
-  DeviceCaps caps;
-  caps.sm_count = 132;
-  caps.compute_capability_major = 9;
-  caps.shared_memory_per_block_optin = 232448;
-  caps.shared_memory_per_sm = 233472;
-  caps.max_threads_per_sm = 2048;
-  caps.cooperative_launch = true;
-  return caps;
+  return testing::described_h100();
 }
 
 ProblemShape group_norm(std::vector<int64_t> shape, int64_t groups, DType dtype, Layout layout,

@@ -11,20 +11,13 @@
 #include "kernels/families/split_plan.hpp"
 #include "kernels/group_norm/lookahead_plan.hpp"
 #include "kernels/registry.hpp"
+#include "tests/cpu/kernels/described_h100.hpp"
 
 namespace normbench {
 namespace {
 
-// As cudaGetDeviceProperties reports an H100 80GB HBM3.
 DeviceCaps h100() {
-  DeviceCaps caps;
-  caps.sm_count = 132;
-  caps.compute_capability_major = 9;
-  caps.shared_memory_per_block_optin = 232448;
-  caps.shared_memory_per_sm = 233472;
-  caps.max_threads_per_sm = 2048;
-  caps.cooperative_launch = true;
-  return caps;
+  return testing::described_h100();
 }
 
 const ProblemConfig& core_problem(const std::string& id) {

@@ -10,19 +10,13 @@
 #include "app/config/config.hpp"
 #include "kernels/families/wide_rows_plan.hpp"
 #include "kernels/registry.hpp"
+#include "tests/cpu/kernels/described_h100.hpp"
 
 namespace normbench {
 namespace {
 
 DeviceCaps h100() {
-  DeviceCaps caps;
-  caps.sm_count = 132;
-  caps.compute_capability_major = 9;
-  caps.shared_memory_per_block_optin = 232448;
-  caps.shared_memory_per_sm = 233472;
-  caps.max_threads_per_sm = 2048;
-  caps.cooperative_launch = true;
-  return caps;
+  return testing::described_h100();
 }
 
 ProblemShape rows_of(Op op, int64_t rows, int64_t row, DType dtype, DType param_dtype,

@@ -238,9 +238,5 @@ TEST(ReportSvgChart, LogAxisCoversTheDataInDecadesAndDropsEmptySeries) {
   EXPECT_FALSE(contains(svg, "#222222"));
 }
 
-TEST(ReportSvgChart, EscapesText) {
-  EXPECT_EQ(xml_escape("a<b>&\"c'\x01"), "a&lt;b&gt;&amp;&quot;c&#39; ");
-}
-
 }  // namespace
 }  // namespace normbench
