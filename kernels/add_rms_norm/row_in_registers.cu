@@ -7,7 +7,8 @@
 namespace normbench::kernels {
 namespace {
 KernelPlan plan(const ProblemShape& p, const DeviceCaps&) {
-  return plan_wide_rows_variant<Norm::add_rms, kWideRowsEarlyParams>(p, IdentityEpilogue{});
+  return plan_wide_rows_variant<Norm::add_rms, kWideRowsEvictLastLoads | kWideRowsStreamStores |
+                                                   kWideRowsEarlyParams>(p, IdentityEpilogue{});
 }
 }  // namespace
 

@@ -85,6 +85,17 @@ struct RawVector {
   __device__ __forceinline__ void store_streaming(T* p) const {
     __stcs(reinterpret_cast<uint4*>(p), raw);
   }
+  // Kept in L2 ahead of other lines (an evict-last policy), as torch.compile's row kernels load
+  // x in their first pass.
+  static __device__ __forceinline__ RawVector load_evict_last(const T* p) {
+    uint64_t policy;
+    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+    uint4 v;
+    asm volatile("ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p), "l"(policy));
+    return {v};
+  }
   // The same without cache hints.
   static __device__ __forceinline__ RawVector load_plain(const T* p) {
     return {*reinterpret_cast<const uint4*>(p)};

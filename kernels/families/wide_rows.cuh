@@ -5,8 +5,9 @@
 // and y written once: the minimum traffic.
 //
 //   loads      x (and the residual) every vector of a thread issued back to back: 64-128
-//              bytes in flight per thread, the whole row per block; with or without evict-first
-//              hints (WideRowsHints below: each op takes what measured fastest);
+//              bytes in flight per thread, the whole row per block; with evict-first or
+//              evict-last hints or none (WideRowsHints below: each op takes what measured
+//              fastest);
 //   add_rms    s = x + residual rounded once to T, stored at once and kept, rounded,
 //              in registers for the statistics and y;
 //   statistics in float from registers, exact two-pass (centered) or one pass (RMS): sum of
@@ -62,16 +63,20 @@ struct WideRowsTensors {
   T* sum;  // add_rms_norm's s, else null
 };
 
-// How the kernel moves data: evict-first hints on the loads of x and the residual, on the
-// stores of y and s, and the weight and bias loaded before the statistics rather than after.
-// Each op's variant takes what measured fastest for it on the H100 (llm.json, one sitting,
-// kernels/NOTES.md): LayerNorm no hints (1-2% over the default), add_rms_norm no hints with
-// early parameters (0.5-1%), RMSNorm the default (plain loses 1-3% on short rows); early
-// parameters cost LayerNorm 15-25% (registers: fewer blocks per SM).
+// How the kernel moves data: cache hints on the loads of x and the residual (evict-first, or
+// evict-last as torch.compile's row kernels load x) and on the stores of y and s
+// (evict-first), and the weight and bias loaded before the statistics rather than after. Each
+// op's variant takes what measured fastest for it on the H100 (llm.json, same sittings with
+// torch.compile, kernels/NOTES.md): RMSNorm and add_rms_norm evict-last loads with evict-first
+// stores (1-2% over evict-first loads; why was not measured: perhaps y's lines then leave L2
+// first and are written back steadily), add_rms_norm also early parameters (0.5-1%);
+// LayerNorm no hints (1-2% over evict-first; evict-last gained 0.5-1% on long runs and lost 1%
+// on 4096 x 8192). Early parameters cost LayerNorm 15-25% (registers: fewer blocks per SM).
 enum WideRowsHints : int {
   kWideRowsStreamLoads = 1,
   kWideRowsStreamStores = 2,
   kWideRowsEarlyParams = 4,
+  kWideRowsEvictLastLoads = 8,  // instead of kWideRowsStreamLoads
   kWideRowsDefaultHints = kWideRowsStreamLoads | kWideRowsStreamStores,
 };
 
@@ -86,6 +91,7 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
   const int64_t row_start = int64_t{blockIdx.x} * row_vectors * kCount;
   auto vector_index = [&](int j) { return static_cast<int>(threadIdx.x + j * blockDim.x); };
   auto load = [](const T* p) {
+    if constexpr ((kHints & kWideRowsEvictLastLoads) != 0) return V::load_evict_last(p);
     return (kHints & kWideRowsStreamLoads) ? V::load_streaming(p) : V::load_plain(p);
   };
   auto store = [](const V& v, T* p) {

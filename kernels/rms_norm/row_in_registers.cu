@@ -6,7 +6,8 @@
 namespace normbench::kernels {
 namespace {
 KernelPlan plan(const ProblemShape& p, const DeviceCaps&) {
-  return plan_wide_rows_variant<Norm::rms>(p, IdentityEpilogue{});
+  return plan_wide_rows_variant<Norm::rms, kWideRowsEvictLastLoads | kWideRowsStreamStores>(
+      p, IdentityEpilogue{});
 }
 }  // namespace
 
