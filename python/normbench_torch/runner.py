@@ -10,10 +10,10 @@ the candidates not yet run are `not_run`."""
 
 import random
 import sys
-import time
 
 from .checks import (copy_floor_failure, escaped_failure, escaped_limit_us, gpu_bytes_needed,
                      outputs_of, same_outputs)
+from .gpu import device_busy_after_us
 from .inputs import allocate_inputs, fill_inputs
 from .verify import failure_summary, fingerprint, verify
 
@@ -37,12 +37,10 @@ def is_cuda_failure(error):
 
 
 def escaped_work_us(torch):
-    """Waits for the current stream, then for the whole device: how long the second wait took
-    (microseconds) is the work the call left on other streams."""
+    """Waits for the current stream, then measures how long the rest of the device stayed busy
+    (microseconds): the work the call left on other streams."""
     torch.cuda.current_stream().synchronize()
-    done = time.perf_counter()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - done) * 1e6
+    return device_busy_after_us(torch)
 
 
 def new_kernel(candidate, p):

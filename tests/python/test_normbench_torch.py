@@ -299,7 +299,30 @@ class KernelBenchAdapter(unittest.TestCase):
             self.assertIn("the problem is %s: use --callable" % op, str(e.exception))
 
 
+class FakeDevice:
+    """torch.cuda.synchronize costing `overhead` seconds, plus `pending` seconds of work left
+    on another stream on its first call."""
+
+    def __init__(self, overhead, pending):
+        import types
+        self.overhead, self.pending = overhead, pending
+        self.cuda = types.SimpleNamespace(synchronize=self.synchronize)
+
+    def synchronize(self):
+        import time
+        time.sleep(self.overhead + self.pending)
+        self.pending = 0.0
+
+
 class Integrity(unittest.TestCase):
+    def test_escaped_work_is_measured_beyond_the_cost_of_a_synchronize(self):
+        from normbench_torch.gpu import device_busy_after_us
+        # 60 us of synchronize cost on an idle device is not escaped work; 2 ms left running is.
+        idle = min(device_busy_after_us(FakeDevice(60e-6, 0.0)) for _ in range(5))
+        self.assertLess(idle, 50.0)
+        busy = device_busy_after_us(FakeDevice(60e-6, 2e-3))
+        self.assertGreater(busy, 1500.0)
+
     def test_as_normbench(self):
         from normbench_torch.checks import copy_floor_failure, escaped_failure
         self.assertIsNone(escaped_failure(50.0))
