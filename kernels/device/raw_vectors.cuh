@@ -100,7 +100,12 @@ struct RawVector {
   static __device__ __forceinline__ RawVector load_plain(const T* p) {
     return {*reinterpret_cast<const uint4*>(p)};
   }
-  __device__ __forceinline__ void store_plain(T* p) const { *reinterpret_cast<uint4*>(p) = raw; }
+  // One 16-byte store (an assignment through uint4* compiled to four 4-byte stores).
+  __device__ __forceinline__ void store_plain(T* p) const {
+    asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(raw.x), "r"(raw.y),
+                 "r"(raw.z), "r"(raw.w)
+                 : "memory");
+  }
 };
 
 // The kCount parameters at positions pos..pos+kCount-1 widened to float, read through the
