@@ -19,8 +19,6 @@ def cuda_driver_version():
     return None
 
 
-
-
 def device_busy_after_us(torch):
     """Called once the timed stream has finished: how long the rest of the device stayed busy
     (microseconds), i.e. work the call left on other streams. A synchronize costs Python and
@@ -33,6 +31,7 @@ def device_busy_after_us(torch):
     torch.cuda.synchronize()
     idle = time.perf_counter() - drained
     return max(0.0, (drained - began - idle) * 1e6)
+
 
 class Gpu:
     """The device, its stream and the L2 evictor (app/timing/kernel_timer.cpp)."""
