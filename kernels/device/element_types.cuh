@@ -53,37 +53,13 @@ struct Pack16 {
   static constexpr int kCount = 16 / static_cast<int>(sizeof(T));
   float v[kCount];
 
-  // p must be 16-byte aligned.
+  // p must be 16-byte aligned. (Stores narrow through Pack<T, 8>::pack in
+  // families/block_per_segment.cuh.)
   __device__ __forceinline__ void load(const T* p) {
     const uint4 raw = *reinterpret_cast<const uint4*>(p);
-    unpack(raw);
-  }
-  // Streamed once: evict first, so that data reused by other blocks (weight, bias) stays.
-  __device__ __forceinline__ void load_streaming(const T* p) {
-    const uint4 raw = __ldcs(reinterpret_cast<const uint4*>(p));
-    unpack(raw);
-  }
-  __device__ __forceinline__ void load_readonly(const T* p) {
-    const uint4 raw = __ldg(reinterpret_cast<const uint4*>(p));
-    unpack(raw);
-  }
-  __device__ __forceinline__ void store(T* p) const { *reinterpret_cast<uint4*>(p) = pack(); }
-  __device__ __forceinline__ void store_streaming(T* p) const {
-    __stcs(reinterpret_cast<uint4*>(p), pack());
-  }
-
- private:
-  __device__ __forceinline__ void unpack(const uint4& raw) {
     const T* e = reinterpret_cast<const T*>(&raw);
 #pragma unroll
     for (int i = 0; i < kCount; ++i) v[i] = to_float<T>(e[i]);
-  }
-  __device__ __forceinline__ uint4 pack() const {
-    uint4 raw;
-    T* e = reinterpret_cast<T*>(&raw);
-#pragma unroll
-    for (int i = 0; i < kCount; ++i) e[i] = from_float<T>(v[i]);
-    return raw;
   }
 };
 

@@ -22,9 +22,10 @@ def cuda_driver_version():
 def device_busy_after_us(torch):
     """Called once the timed stream has finished: how long the rest of the device stayed busy
     (microseconds), i.e. work the call left on other streams. A synchronize costs Python and
-    the driver 10-60 us even on an idle device (51 us median once on the H100, over the 50 us
-    allowance, for PyTorch's own rms_norm), so the same wait on the then idle device is
-    measured right after and subtracted; work left on another stream still shows in full."""
+    the driver tens of microseconds with nothing left to wait for (37-67 us after 8 ms calls,
+    checks.py; a 51 us median once on the H100 for PyTorch's own rms_norm, over the 50 us
+    allowance), so the same wait on the then idle device is measured right after and
+    subtracted; work left on another stream still shows in full."""
     began = time.perf_counter()
     torch.cuda.synchronize()
     drained = time.perf_counter()
