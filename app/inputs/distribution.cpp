@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <limits>
+#include <string>
+
 #include "app/util/json_checks.hpp"
 
 namespace normbench {
@@ -9,10 +13,24 @@ namespace normbench {
 namespace {
 constexpr const char* kAllowedForms =
     "allowed: \"uniform\", \"normal\", \"ones\", \"zeros\", {\"dist\":\"uniform\",\"low\":a,"
-    "\"high\":b}, {\"dist\":\"normal\",\"mean\":m,\"std\":s}, {\"dist\":\"constant\",\"value\":v}";
+    "\"high\":b}, {\"dist\":\"normal\",\"mean\":m,\"std\":s} (either with \"outlier_every\":k "
+    "and \"outlier_value\":v), {\"dist\":\"constant\",\"value\":v}";
 
 double optional_number(const CheckedJson& node, const char* key, double fallback) {
   return node.has(key) ? node.at(key).as_finite_number() : fallback;
+}
+
+// "outlier_every" and "outlier_value": both or neither.
+Distribution with_outliers(const CheckedJson& node, Distribution d) {
+  const bool every = node.has("outlier_every"), value = node.has("outlier_value");
+  if (every != value)
+    node.fail(std::string("\"") + (every ? "outlier_every" : "outlier_value") + "\" needs \"" +
+              (every ? "outlier_value" : "outlier_every") + "\" as well");
+  if (every) {
+    d.outlier_every = node.at("outlier_every").as_int(1, std::numeric_limits<int64_t>::max());
+    d.outlier_value = node.at("outlier_value").as_finite_number();
+  }
+  return d;
 }
 }  // namespace
 
@@ -28,17 +46,17 @@ Distribution parse_distribution(const CheckedJson& node) {
   if (!node.node().is_object()) node.fail(std::string("expected a distribution; ") + kAllowedForms);
   const std::string dist = node.at("dist").as_string();
   if (dist == "uniform") {
-    node.expect_object({"dist", "low", "high"});
+    node.expect_object({"dist", "low", "high", "outlier_every", "outlier_value"});
     const double low = optional_number(node, "low", 0.0);
     const double high = optional_number(node, "high", 1.0);
     if (!(high > low)) node.fail(fmt::format("high ({}) must be greater than low ({})", high, low));
-    return Distribution::uniform(low, high);
+    return with_outliers(node, Distribution::uniform(low, high));
   }
   if (dist == "normal") {
-    node.expect_object({"dist", "mean", "std"});
+    node.expect_object({"dist", "mean", "std", "outlier_every", "outlier_value"});
     const double mean = optional_number(node, "mean", 0.0);
     const double std = node.has("std") ? node.at("std").as_number_at_least(0.0) : 1.0;
-    return Distribution::normal(mean, std);
+    return with_outliers(node, Distribution::normal(mean, std));
   }
   if (dist == "constant") {
     node.expect_object({"dist", "value"});
@@ -48,27 +66,41 @@ Distribution parse_distribution(const CheckedJson& node) {
 }
 
 nlohmann::json to_json(const Distribution& d) {
+  nlohmann::json j;
   switch (d.kind) {
     case Distribution::Kind::uniform:
-      return {{"dist", "uniform"}, {"low", d.a}, {"high", d.b}};
+      j = {{"dist", "uniform"}, {"low", d.a}, {"high", d.b}};
+      break;
     case Distribution::Kind::normal:
-      return {{"dist", "normal"}, {"mean", d.a}, {"std", d.b}};
+      j = {{"dist", "normal"}, {"mean", d.a}, {"std", d.b}};
+      break;
     case Distribution::Kind::constant:
-      return {{"dist", "constant"}, {"value", d.a}};
+      j = {{"dist", "constant"}, {"value", d.a}};
+      break;
   }
-  return {};
+  if (d.outlier_every > 0) {
+    j["outlier_every"] = d.outlier_every;
+    j["outlier_value"] = d.outlier_value;
+  }
+  return j;
 }
 
 std::string describe(const Distribution& d) {
+  std::string text;
   switch (d.kind) {
     case Distribution::Kind::uniform:
-      return fmt::format("uniform[{}, {})", d.a, d.b);
+      text = fmt::format("uniform[{}, {})", d.a, d.b);
+      break;
     case Distribution::Kind::normal:
-      return fmt::format("normal({}, {})", d.a, d.b);
+      text = fmt::format("normal({}, {})", d.a, d.b);
+      break;
     case Distribution::Kind::constant:
-      return fmt::format("constant({})", d.a);
+      text = fmt::format("constant({})", d.a);
+      break;
   }
-  return "";
+  if (d.outlier_every > 0)
+    text += fmt::format(", every {}th element {}", d.outlier_every, d.outlier_value);
+  return text;
 }
 
 }  // namespace normbench

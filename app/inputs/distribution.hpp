@@ -2,6 +2,8 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+
+#include <cstdint>
 #include <string>
 
 namespace normbench {
@@ -13,6 +15,11 @@ struct Distribution {
   Kind kind = Kind::uniform;
   double a = 0.0;  // uniform: low;  normal: mean; constant: value
   double b = 1.0;  // uniform: high; normal: std
+  // > 0: element i with i % outlier_every == 0 is outlier_value instead (uniform and normal):
+  // with outlier_every = the row length, every row's first element is an outlier, as the few
+  // hidden channels of LLM activations that are orders of magnitude above the rest.
+  int64_t outlier_every = 0;
+  double outlier_value = 0.0;
 
   static Distribution uniform(double low = 0.0, double high = 1.0) {
     return {Kind::uniform, low, high};
@@ -22,16 +29,21 @@ struct Distribution {
   }
   static Distribution constant(double value) { return {Kind::constant, value, 0.0}; }
 
-  bool operator==(const Distribution& o) const { return kind == o.kind && a == o.a && b == o.b; }
+  bool operator==(const Distribution& o) const {
+    return kind == o.kind && a == o.a && b == o.b && outlier_every == o.outlier_every &&
+           outlier_value == o.outlier_value;
+  }
 };
 
 // Accepts "uniform" (U[0,1), like torch.rand), "normal" (N(0,1)), "ones", "zeros",
-// {"dist":"uniform","low":a,"high":b}, {"dist":"normal","mean":m,"std":s},
+// {"dist":"uniform","low":a,"high":b}, {"dist":"normal","mean":m,"std":s} (both objects with
+// optional "outlier_every": k >= 1 and "outlier_value": v, together),
 // {"dist":"constant","value":v}; fails naming the path otherwise.
 Distribution parse_distribution(const CheckedJson& node);
 // The object form, always: {"dist":"uniform","low":0,"high":1}, ...
 nlohmann::json to_json(const Distribution& d);
-// Human-readable: "uniform[0, 1)", "normal(1000, 1)", "constant(1)".
+// Human-readable: "uniform[0, 1)", "normal(1000, 1)", "constant(1)",
+// "normal(0, 1), every 4096th element 100".
 std::string describe(const Distribution& d);
 
 }  // namespace normbench

@@ -66,6 +66,12 @@ void generate(const Distribution& dist, uint64_t key, int64_t first, int64_t n, 
       for (int64_t j = 0; j < n; ++j) out[j] = static_cast<float>(dist.a);
       break;
   }
+  if (dist.outlier_every > 0) {
+    // The elements first + j that are multiples of outlier_every.
+    const int64_t every = dist.outlier_every;
+    for (int64_t j = (every - first % every) % every; j < n; j += every)
+      out[j] = static_cast<float>(dist.outlier_value);
+  }
 }
 
 void generate_tensor(const Distribution& dist, uint64_t key, HostTensor& tensor, int threads) {

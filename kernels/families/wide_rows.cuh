@@ -13,7 +13,9 @@
 //   statistics in float from registers, exact two-pass (centered) or one pass (RMS): sum of
 //              (x - shift), then sum of ((x - shift) - delta)^2, each a warp butterfly + one
 //              barrier + a butterfly over the warps' partials; the shift (the row's first
-//              element) keeps float32 data like 1000 + N(0,1) at 1e-5;
+//              element) keeps float32 data like 1000 + N(0,1) at 1e-5. LayerNorm of 16-bit
+//              data may take both sums in one reduction (kWideRowsOneReduction, guarded);
+//   tail       the last rows prefetched into L2 by earlier blocks (kWideRowsPrefetchTail);
 //   output     weight and bias through the read-only path (every row re-reads them: they stay
 //              in L1/L2), after the statistics or before them (WideRowsHints), y rounded once.
 // A grid of one block per row (no grid-stride loop: the next row's loads never wait behind
@@ -25,6 +27,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/device/device_math.cuh"
@@ -53,6 +56,40 @@ __device__ __forceinline__ float wide_rows_block_sum(float v, float* partials) {
   return wide_rows_warp_sum(lane < static_cast<int>(blockDim.x / 32) ? partials[lane] : 0.0f);
 }
 
+// The tail of the grid: once the last rows' blocks start, fewer and fewer rows are left to keep
+// DRAM busy, and each of them still waits a full DRAM latency for its row. So the block
+// `distance` rows before one of the last `distance` rows prefetches that row into L2, a line a
+// thread, without waiting: the last blocks find their rows in L2 and the grid drains sooner.
+// `distance` is the rows of kWideRowsPrefetchTailBytes of x (launch_wide_rows), the best of
+// 3.3, 6.5 and 13 MB on LayerNorm bfloat16 4096 x 8192 (200, 400 and 800 rows; kernels/NOTES.md):
+// farther ahead, lines were evicted before use and read twice. distance 0: nothing.
+template <class T>
+__device__ __forceinline__ void wide_rows_prefetch_tail(const T* tensor, int64_t row_bytes,
+                                                        int distance) {
+  const int64_t rows = gridDim.x;
+  const int64_t ahead = int64_t{blockIdx.x} + distance;
+  if (distance == 0 || ahead >= rows || ahead < rows - distance) return;
+  const auto* row = reinterpret_cast<const char*>(tensor) + ahead * row_bytes;
+  // Every 128-byte line the row touches (a row starts on a 16-byte boundary).
+  const auto first = reinterpret_cast<uintptr_t>(row) & ~uintptr_t{127};
+  const auto end = reinterpret_cast<uintptr_t>(row + row_bytes);
+  for (uintptr_t line = first + uintptr_t{threadIdx.x} * 128; line < end;
+       line += uintptr_t{blockDim.x} * 128)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(line));
+}
+
+// Both sums of a pair over the block, as wide_rows_block_sum.
+__device__ __forceinline__ float2 wide_rows_block_sum2(float2 v, float2* partials) {
+  const int lane = threadIdx.x % 32;
+  v.x = wide_rows_warp_sum(v.x);
+  v.y = wide_rows_warp_sum(v.y);
+  if (lane == 0) partials[threadIdx.x / 32] = v;
+  __syncthreads();
+  const bool warp_exists = lane < static_cast<int>(blockDim.x / 32);
+  return make_float2(wide_rows_warp_sum(warp_exists ? partials[lane].x : 0.0f),
+                     wide_rows_warp_sum(warp_exists ? partials[lane].y : 0.0f));
+}
+
 template <class T, class P>
 struct WideRowsTensors {
   const T* x;
@@ -63,28 +100,46 @@ struct WideRowsTensors {
   T* sum;  // add_rms_norm's s, else null
 };
 
-// How the kernel moves data: cache hints on the loads of x and the residual (evict-first, or
-// evict-last as torch.compile's row kernels load x) and on the stores of y and s
-// (evict-first), and the weight and bias loaded before the statistics rather than after. Each
-// op's variant takes what measured fastest for it on the H100 (llm.json, same sittings with
-// torch.compile, kernels/NOTES.md): RMSNorm and add_rms_norm evict-last loads with evict-first
-// stores (1-2% over evict-first loads; why was not measured: perhaps y's lines then leave L2
-// first and are written back steadily), add_rms_norm also early parameters (0.5-1%);
-// LayerNorm no hints (1-2% over evict-first; evict-last gained 0.5-1% on long runs and lost 1%
-// on 4096 x 8192). Early parameters cost LayerNorm 15-25% (registers: fewer blocks per SM).
+// How the kernel moves data and reduces: cache hints on the loads of x and the residual
+// (evict-first, or evict-last as torch.compile's row kernels load x) and on the stores of y and
+// s (evict-first), the weight and bias loaded before the statistics rather than after, the tail
+// prefetch and the one reduction. Each op's variant takes what measured fastest for it on the
+// H100 (llm.json, same sittings with torch.compile, kernels/NOTES.md): RMSNorm and add_rms_norm
+// evict-last loads with evict-first stores (1-2% over evict-first loads; why was not measured:
+// perhaps y's lines then leave L2 first and are written back steadily), add_rms_norm also early
+// parameters (0.5-1%); the tail prefetch was mixed for them (-2% to +1%) and is off. LayerNorm
+// no hints (1-2% over evict-first; evict-last gained 0.5-1% on long runs and lost 1% on 4096 x
+// 8192), and for 16-bit data the one reduction with the tail prefetch. Early parameters cost
+// LayerNorm 15-25% (registers: fewer blocks per SM).
 enum WideRowsHints : int {
   kWideRowsStreamLoads = 1,
   kWideRowsStreamStores = 2,
   kWideRowsEarlyParams = 4,
   kWideRowsEvictLastLoads = 8,  // instead of kWideRowsStreamLoads
+  kWideRowsPrefetchTail = 16,   // the last rows prefetched into L2 (wide_rows_prefetch_tail)
+  kWideRowsOneReduction = 32,   // LayerNorm of 16-bit data: one guarded reduction (below)
   kWideRowsDefaultHints = kWideRowsStreamLoads | kWideRowsStreamStores,
 };
+
+// kWideRowsOneReduction: the sums of d = x - shift and of d^2 in one block reduction, the
+// variance as sum(d^2)/n - delta^2 (delta = sum(d)/n, the mean's offset from the shift): one
+// barrier and one butterfly less per row, and 40 registers instead of 47 on bfloat16 rows of
+// 8192 (6 blocks of 256 per SM instead of 5). The subtraction multiplies the sums' rounding error
+// by (1 + delta^2 / variance), so it is used only where delta^2 < kWideRowsOnePassLimit
+// variances: at most 17x the exact form's error (its float sums are good to 40-75 roundings,
+// <= 4.5e-6 relative), so <= 8e-5 in the variance and half that in 1/std, far below the
+// rounding of bfloat16 (2^-9) and float16 (2^-11) outputs. Other rows, those whose first element
+// (the shift) lies more than 4 standard deviations from their mean, and constant rows (variance 0),
+// take the exact second pass; float32 data always does (its tolerance is 1e-5).
+constexpr float kWideRowsOnePassLimit = 16.0f;
+
+constexpr int64_t kWideRowsPrefetchTailBytes = int64_t{400} * 16384;  // 6.5 MB
 
 template <class T, class P, int kVectors, Norm kNorm, int kHints, class Epilogue>
 __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMaxThreads / 2
                                                                   : kWideRowsMaxThreads)
     wide_rows_kernel(WideRowsTensors<T, P> t, Epilogue epilogue, int row_vectors, float inv_n,
-                     float eps) {
+                     float eps, int prefetch_distance) {
   using V = RawVector<T>;
   constexpr int kCount = V::kCount;
   __shared__ float partials[2][kWideRowsMaxThreads / 32];
@@ -107,6 +162,13 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
     v[j].raw = vector_index(j) < row_vectors
                    ? load(t.x + row_start + int64_t{vector_index(j)} * kCount).raw
                    : make_uint4(0, 0, 0, 0);
+
+  if constexpr ((kHints & kWideRowsPrefetchTail) != 0) {
+    const int64_t row_bytes = int64_t{row_vectors} * 16;
+    wide_rows_prefetch_tail(t.x, row_bytes, prefetch_distance);
+    if constexpr (kNorm == Norm::add_rms)
+      wide_rows_prefetch_tail(t.residual, row_bytes, prefetch_distance);
+  }
 
   if constexpr (kNorm == Norm::add_rms) {
     V r[kVectors];
@@ -141,34 +203,55 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
   }
 
   // RMSNorm: shift and delta stay 0 and the expressions below fold to x and x^2.
+  constexpr bool kOneReduction =
+      kNorm == Norm::centered && sizeof(T) == 2 && (kHints & kWideRowsOneReduction) != 0;
   float shift = 0.0f, delta = 0.0f;
+  float mean_square = 0.0f;  // of (x - shift) - delta: the variance, or RMSNorm's mean square
+  bool exact_pass = true;
   if constexpr (kNorm == Norm::centered) {
     shift = load_readonly(t.x + row_start);
-    float total = 0.0f;
+    float total = 0.0f, total_squares = 0.0f;
 #pragma unroll
     for (int j = 0; j < kVectors; ++j) {
       if (vector_index(j) >= row_vectors) continue;
       float e[kCount];
       v[j].unpack(e);
 #pragma unroll
-      for (int k = 0; k < kCount; ++k) total += e[k] - shift;
+      for (int k = 0; k < kCount; ++k) {
+        const float d = e[k] - shift;
+        total += d;
+        if constexpr (kOneReduction) total_squares = fmaf(d, d, total_squares);
+      }
     }
-    delta = wide_rows_block_sum(total, partials[0]) * inv_n;
+    if constexpr (kOneReduction) {
+      __shared__ float2 pair_partials[kWideRowsMaxThreads / 32];
+      const float2 sums = wide_rows_block_sum2(make_float2(total, total_squares), pair_partials);
+      delta = sums.x * inv_n;
+      const float one_pass = sums.y * inv_n - delta * delta;
+      // Every thread holds the same bits, so the whole block takes the same branch.
+      exact_pass = !(delta * delta < kWideRowsOnePassLimit * one_pass);  // NaN: exact
+      mean_square = one_pass;
+    } else {
+      delta = wide_rows_block_sum(total, partials[0]) * inv_n;
+    }
   }
 
-  float squares = 0.0f;
+  if (exact_pass) {
+    float squares = 0.0f;
 #pragma unroll
-  for (int j = 0; j < kVectors; ++j) {
-    if (vector_index(j) >= row_vectors) continue;
-    float e[kCount];
-    v[j].unpack(e);
+    for (int j = 0; j < kVectors; ++j) {
+      if (vector_index(j) >= row_vectors) continue;
+      float e[kCount];
+      v[j].unpack(e);
 #pragma unroll
-    for (int k = 0; k < kCount; ++k) {
-      const float d = (e[k] - shift) - delta;
-      squares = fmaf(d, d, squares);
+      for (int k = 0; k < kCount; ++k) {
+        const float d = (e[k] - shift) - delta;
+        squares = fmaf(d, d, squares);
+      }
     }
+    mean_square = wide_rows_block_sum(squares, partials[1]) * inv_n;
   }
-  const float rstd = rsqrtf(wide_rows_block_sum(squares, partials[1]) * inv_n + eps);
+  const float rstd = rsqrtf(mean_square + eps);
 
 #pragma unroll
   for (int j = 0; j < kVectors; ++j) {
@@ -209,13 +292,30 @@ cudaError_t launch_wide_rows(const ProblemShape& p, const WideRowsPlan& plan,
     const auto blocks = static_cast<unsigned>(p.num_segments);
     const float inv_n = 1.0f / static_cast<float>(p.segment_size);
     const auto eps = static_cast<float>(p.eps);
+    auto run = [&](auto kernel) {
+      int distance = 0;
+      if constexpr ((kHints & kWideRowsPrefetchTail) != 0) {
+        int per_sm = 0, sm_count = 0, device = 0;
+        cudaError_t error = cudaGetDevice(&device);
+        if (error == cudaSuccess)
+          error = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
+        if (error == cudaSuccess)
+          error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, plan.threads, 0);
+        if (error != cudaSuccess) return error;
+        // Rows that fit in one wave are all loading from the start: nothing to prefetch.
+        const int64_t resident = int64_t{per_sm} * sm_count;
+        const int64_t row_bytes = int64_t{plan.row_vectors} * 16;
+        if (p.num_segments > resident)
+          distance = static_cast<int>(
+              std::min<int64_t>(ceil_div(kWideRowsPrefetchTailBytes, row_bytes), p.num_segments));
+      }
+      kernel<<<blocks, plan.threads, 0, args.stream>>>(t, epilogue, plan.row_vectors, inv_n, eps,
+                                                       distance);
+      return cudaGetLastError();
+    };
     if (plan.vectors_per_thread == kWideRowsFewVectors)
-      wide_rows_kernel<T, P, kWideRowsFewVectors, kNorm, kHints>
-          <<<blocks, plan.threads, 0, args.stream>>>(t, epilogue, plan.row_vectors, inv_n, eps);
-    else
-      wide_rows_kernel<T, P, kWideRowsManyVectors, kNorm, kHints>
-          <<<blocks, plan.threads, 0, args.stream>>>(t, epilogue, plan.row_vectors, inv_n, eps);
-    return cudaGetLastError();
+      return run(wide_rows_kernel<T, P, kWideRowsFewVectors, kNorm, kHints, Epilogue>);
+    return run(wide_rows_kernel<T, P, kWideRowsManyVectors, kNorm, kHints, Epilogue>);
   });
 }
 

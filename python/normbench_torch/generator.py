@@ -128,7 +128,12 @@ class TorchBackend:
 def generate(backend, dist, key, first, n):
     """Elements [first, first + n) of stream `key` drawn from `dist` (a parsed distribution:
     {"dist": "uniform", "low", "high"} | {"dist": "normal", "mean", "std"} |
-    {"dist": "constant", "value"}), as a float32 array of the backend."""
+    {"dist": "constant", "value"}, the first two with optional "outlier_every" and
+    "outlier_value"), as a float32 array of the backend."""
+    return _with_outliers(_draw(backend, dist, key, first, n), dist, first)
+
+
+def _draw(backend, dist, key, first, n):
     kind = dist["dist"]
     if kind == "constant":
         return backend.full_f32(n, dist["value"])
@@ -146,6 +151,15 @@ def generate(backend, dist, key, first, n):
         z = backend.sqrt(-2.0 * backend.log(u1)) * backend.cos(6.283185307179586 * u2)
         return backend.f32(dist["mean"] + dist["std"] * z)
     raise ValueError("unknown distribution " + repr(kind))
+
+
+def _with_outliers(values, dist, first):
+    """Elements first + j that are multiples of outlier_every set to outlier_value (rounded to
+    float32, as normbench's static_cast<float>)."""
+    every = dist.get("outlier_every", 0)
+    if every:
+        values[(every - first % every) % every::every] = float(np.float32(dist["outlier_value"]))
+    return values
 
 
 def generate_numpy(dist, seed, name, first, n):

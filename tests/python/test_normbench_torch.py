@@ -99,6 +99,17 @@ class Generator(unittest.TestCase):
             pieces = np.concatenate([gen.generate_numpy(dist, 3, "x", 1000 + s, 1000) for s in range(0, 5000, 1000)])
             self.assertTrue(np.array_equal(whole.view(np.uint32), pieces.view(np.uint32)))
 
+    def test_outliers_replace_every_kth_element(self):
+        for base in (NORMAL, UNIFORM):
+            spiked = dict(base, outlier_every=7, outlier_value=100.25)
+            for first in (0, 3, 7, 1000):
+                plain = gen.generate_numpy(base, 5, "x", first, 50)
+                spiked_values = gen.generate_numpy(spiked, 5, "x", first, 50)
+                for j in range(50):
+                    expected = np.float32(100.25) if (first + j) % 7 == 0 else plain[j]
+                    self.assertEqual(spiked_values[j].view(np.uint32), np.float32(expected).view(np.uint32),
+                                     "element %d of %s" % (first + j, spiked))
+
     def test_uniform_stays_below_high(self):
         # A span so narrow that rounding to float32 often lands on `high`.
         values = gen.generate_numpy({"dist": "uniform", "low": 1.0, "high": 1.0000001}, 1, "x", 0, 1 << 16)

@@ -441,6 +441,40 @@ const BadConfig kBadConfigs[] = {
        d["defaults"]["inputs"]["bias"] = {{"dist", "normal"}, {"mean", "0"}};
      },
      {"/defaults/inputs/bias/mean: expected a number"}},
+    {"outlier_every_without_value",
+     [](json& d) {
+       d["problems"][0]["inputs"] = {{"x", {{"dist", "normal"}, {"outlier_every", 64}}}};
+     },
+     {"/problems/0/inputs/x: \"outlier_every\" needs \"outlier_value\" as well"}},
+    {"outlier_value_without_every",
+     [](json& d) {
+       d["problems"][0]["inputs"] = {{"x", {{"dist", "uniform"}, {"outlier_value", 9}}}};
+     },
+     {"/problems/0/inputs/x: \"outlier_value\" needs \"outlier_every\" as well"}},
+    {"outlier_every_zero",
+     [](json& d) {
+       d["problems"][0]["inputs"] = {
+           {"x", {{"dist", "normal"}, {"outlier_every", 0}, {"outlier_value", 9}}}};
+     },
+     {"/problems/0/inputs/x/outlier_every: 0 is out of range", "allowed: an integer from 1"}},
+    {"outlier_every_fraction",
+     [](json& d) {
+       d["problems"][0]["inputs"] = {
+           {"x", {{"dist", "normal"}, {"outlier_every", 2.5}, {"outlier_value", 9}}}};
+     },
+     {"/problems/0/inputs/x/outlier_every: expected an integer, got 2.5"}},
+    {"outlier_value_string",
+     [](json& d) {
+       d["problems"][0]["inputs"] = {
+           {"x", {{"dist", "normal"}, {"outlier_every", 4}, {"outlier_value", "big"}}}};
+     },
+     {"/problems/0/inputs/x/outlier_value: expected a number"}},
+    {"outliers_of_a_constant",
+     [](json& d) {
+       d["problems"][0]["inputs"] = {
+           {"x", {{"dist", "constant"}, {"value", 1}, {"outlier_every", 4}, {"outlier_value", 9}}}};
+     },
+     {"/problems/0/inputs/x/outlier_every: unknown field", "allowed: dist, value"}},
     // Ids.
     {"duplicate_id",
      [](json& d) { d["problems"][2]["id"] = "ln"; },

@@ -172,6 +172,29 @@ TEST(Config, DistributionForms) {
   EXPECT_EQ(describe(p.inputs.at("bias")), "constant(0.25)");
 }
 
+TEST(Config, DistributionOutliers) {
+  json doc = one_layer_norm(
+      {{"inputs",
+        {{"x", {{"dist", "normal"}, {"outlier_every", 32}, {"outlier_value", 100}}},
+         {"weight", {{"dist", "uniform"}, {"outlier_every", 3}, {"outlier_value", -2.5}}}}}});
+  const ProblemConfig p = parse(doc).problems.at(0);
+  Distribution x = Distribution::normal();
+  x.outlier_every = 32;
+  x.outlier_value = 100.0;
+  EXPECT_EQ(p.inputs.at("x"), x);
+  EXPECT_FALSE(p.inputs.at("x") == Distribution::normal());
+  EXPECT_EQ(describe(x), "normal(0, 1), every 32th element 100");
+  EXPECT_EQ(p.resolved["inputs"]["x"], json({{"dist", "normal"},
+                                             {"mean", 0.0},
+                                             {"std", 1.0},
+                                             {"outlier_every", 32},
+                                             {"outlier_value", 100.0}}));
+  EXPECT_EQ(p.inputs.at("weight").outlier_every, 3);
+  EXPECT_EQ(p.inputs.at("weight").outlier_value, -2.5);
+  // Without outliers the resolved form is as before.
+  EXPECT_EQ(p.resolved["inputs"]["bias"], json({{"dist", "normal"}, {"mean", 0.0}, {"std", 1.0}}));
+}
+
 TEST(Config, AffineFalseDropsWeightAndBias) {
   const ProblemConfig p = parse(one_layer_norm({{"affine", false}})).problems.at(0);
   EXPECT_FALSE(p.shape.affine);

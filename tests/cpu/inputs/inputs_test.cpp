@@ -175,6 +175,28 @@ TEST(Inputs, NormalMeanStdTransformsTheStandardStream) {
   for (float f : zero_std) ASSERT_EQ(f, -4.0f);
 }
 
+TEST(Inputs, OutliersReplaceEveryKthElementOfTheStream) {
+  const uint64_t key = tensor_stream_key(5, "x");
+  for (const Distribution& base : {Distribution::normal(), Distribution::uniform(-1, 1)}) {
+    Distribution spiked = base;
+    spiked.outlier_every = 7;
+    spiked.outlier_value = 100.25;
+    for (int64_t first : {0, 3, 7, 1000}) {
+      const auto plain = draw(base, key, 50, first);
+      const auto with = draw(spiked, key, 50, first);
+      for (int64_t j = 0; j < 50; ++j) {
+        if ((first + j) % 7 == 0)
+          ASSERT_EQ(with[j], 100.25f) << "element " << first + j;
+        else
+          ASSERT_EQ(with[j], plain[j]) << "element " << first + j;
+      }
+    }
+    // Chunks and threads agree with the whole.
+    const auto whole = draw(spiked, key, kManyElements);
+    EXPECT_TRUE(bitwise_equal(whole, draw_tensor(spiked, key, kManyElements, 3)));
+  }
+}
+
 TEST(Inputs, ConstantOnesAndZeros) {
   for (double value : {0.0, 1.0, -7.3}) {
     const auto v = draw(Distribution::constant(value), 123, 1000, 17);
