@@ -99,7 +99,7 @@ std::string describe(const Distribution& d) {
       break;
   }
   if (d.outlier_every > 0)
-    text += fmt::format(", every {}th element {}", d.outlier_every, d.outlier_value);
+    text += fmt::format(", elements i % {} == 0 set to {}", d.outlier_every, d.outlier_value);
   return text;
 }
 

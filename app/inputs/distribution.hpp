@@ -43,7 +43,7 @@ Distribution parse_distribution(const CheckedJson& node);
 // The object form, always: {"dist":"uniform","low":0,"high":1}, ...
 nlohmann::json to_json(const Distribution& d);
 // Human-readable: "uniform[0, 1)", "normal(1000, 1)", "constant(1)",
-// "normal(0, 1), every 4096th element 100".
+// "normal(0, 1), elements i % 4096 == 0 set to 100".
 std::string describe(const Distribution& d);
 
 }  // namespace normbench

@@ -183,7 +183,7 @@ TEST(Config, DistributionOutliers) {
   x.outlier_value = 100.0;
   EXPECT_EQ(p.inputs.at("x"), x);
   EXPECT_FALSE(p.inputs.at("x") == Distribution::normal());
-  EXPECT_EQ(describe(x), "normal(0, 1), every 32th element 100");
+  EXPECT_EQ(describe(x), "normal(0, 1), elements i % 32 == 0 set to 100");
   EXPECT_EQ(p.resolved["inputs"]["x"], json({{"dist", "normal"},
                                              {"mean", 0.0},
                                              {"std", 1.0},
