@@ -126,11 +126,12 @@ enum WideRowsHints : int {
 // barrier and one butterfly less per row, and 40 registers instead of 47 on bfloat16 rows of
 // 8192 (6 blocks of 256 per SM instead of 5). The subtraction multiplies the sums' rounding error
 // by (1 + delta^2 / variance), so it is used only where delta^2 < kWideRowsOnePassLimit
-// variances: at most 17x the exact form's error (its float sums are good to 40-75 roundings,
-// <= 4.5e-6 relative), so <= 8e-5 in the variance and half that in 1/std, far below the
-// rounding of bfloat16 (2^-9) and float16 (2^-11) outputs. Other rows, those whose first element
-// (the shift) lies more than 4 standard deviations from their mean, and constant rows (variance 0),
-// take the exact second pass; float32 data always does (its tolerance is 1e-5).
+// variances: at most 17x the exact form's error. A bound, not a measurement: the float sums
+// accumulate 40-75 roundings (<= 4.5e-6 relative), so <= 8e-5 in the variance and half that in
+// 1/std, far below the rounding of bfloat16 (2^-9) and float16 (2^-11) outputs. Other rows, those
+// whose first element (the shift) lies 4 or more standard deviations from their mean, and
+// constant rows (variance 0), take the exact second pass; float32 data always does (its
+// tolerance is 1e-5).
 constexpr float kWideRowsOnePassLimit = 16.0f;
 
 constexpr int64_t kWideRowsPrefetchTailBytes = int64_t{400} * 16384;  // 6.5 MB
