@@ -1,5 +1,6 @@
 #include "app/device/device_context.hpp"
 
+#include "app/device/activity_trace.hpp"
 #include "app/device/cuda_check.hpp"
 
 namespace normbench {
@@ -9,6 +10,8 @@ DeviceContext::~DeviceContext() {
 }
 
 std::unique_ptr<DeviceContext> open_device(int index) {
+  // Before the process's first CUDA call; a worker opens one device once.
+  static const std::optional<std::string> untraced = activity_trace::start();
   int count = 0;
   const cudaError_t error = cudaGetDeviceCount(&count);
   if (error != cudaSuccess || count == 0)
@@ -49,6 +52,8 @@ std::unique_ptr<DeviceContext> open_device(int index) {
   caps.cooperative_launch = prop.cooperativeLaunch != 0;
 
   NORMBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
+  info.untraced = untraced.value_or("");
+  ctx->traced = activity_trace::traced_streams(ctx->stream);
   return ctx;
 }
 

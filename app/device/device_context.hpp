@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "app/check/activity_accounting.hpp"
 #include "app/results/run_result.hpp"
 #include "kernels/registry.hpp"
 
@@ -15,6 +16,7 @@ struct DeviceContext {
   DeviceInfo info;
   DeviceCaps caps;
   cudaStream_t stream = nullptr;
+  TracedStreams traced;  // CUPTI's ids of `stream` and the default streams, when traced
 
   DeviceContext() = default;
   DeviceContext(const DeviceContext&) = delete;
@@ -22,7 +24,8 @@ struct DeviceContext {
   ~DeviceContext();
 };
 
-// Selects device `index`. Throws RuntimeError (exit 3) if there is no usable GPU, UsageError
+// Starts the activity trace (app/device/activity_trace.hpp; info.untraced says why not) and
+// selects device `index`. Throws RuntimeError (exit 3) if there is no usable GPU, UsageError
 // (exit 2) if `index` names no device.
 std::unique_ptr<DeviceContext> open_device(int index);
 

@@ -107,6 +107,22 @@ ReportCell speedup_cell(const std::optional<double>& ratio) {
   return text(format_speedup(*ratio), style);
 }
 
+std::string activity_text(const ReportKernel& k) {
+  const LoadedActivity& a = *k.activity;
+  std::string out =
+      activity_detail(a.operations, a.device_median_ms,
+                      k.timing ? std::optional<double>(k.timing->median_ms) : std::nullopt);
+  if (!a.label.empty()) out += " (" + a.label + ")";
+  return out;
+}
+
+ReportCell activity_cell(const ReportKernel& k) {
+  if (!k.activity) return missing();
+  const std::string cell = activity_cell_text(k.activity->operations) +
+                           (k.activity->label.empty() ? "" : " (" + k.activity->label + ")");
+  return text(cell, k.activity->label.empty() ? Style::plain : Style::warn, activity_text(k));
+}
+
 void add_column(ReportTable& t, std::string header, bool numeric) {
   t.headers.push_back(std::move(header));
   t.numeric.push_back(numeric);
@@ -141,6 +157,50 @@ std::string format_bytes(int64_t bytes) {
   return fmt::format("{} B", bytes);
 }
 
+namespace {
+std::string counted(size_t n, const char* what) {
+  return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s");
+}
+
+// "2 kernels, 1 memset"
+std::string operation_counts(const std::vector<OperationSummary>& ops) {
+  std::string out;
+  for (OperationKind kind : {OperationKind::kernel, OperationKind::memcpy, OperationKind::memset}) {
+    const auto n = static_cast<size_t>(std::count_if(
+        ops.begin(), ops.end(), [&](const OperationSummary& op) { return op.kind == kind; }));
+    if (n > 0) out += (out.empty() ? "" : ", ") + counted(n, to_string(kind));
+  }
+  return out;
+}
+}  // namespace
+
+std::string activity_cell_text(const std::vector<OperationSummary>& ops) {
+  if (ops.empty()) return "nothing";
+  if (ops.size() == 1) return ops.front().name;
+  return counted(ops.size(), "operation") + ": " + operation_counts(ops);
+}
+
+std::string activity_detail(const std::vector<OperationSummary>& ops,
+                            std::optional<double> device_median_ms,
+                            std::optional<double> event_median_ms) {
+  if (ops.empty()) return "no device operation";
+  double total_us = 0.0;
+  for (const OperationSummary& op : ops) total_us += op.duration_us;
+  constexpr size_t kShown = 6;
+  std::string out = operation_counts(ops) + ":";
+  for (size_t i = 0; i < ops.size() && i < kShown; ++i) {
+    const OperationSummary& op = ops[i];
+    out += fmt::format("{} {} {}", i == 0 ? "" : ",", op.name, format_time(op.duration_us / 1e3));
+    if (total_us > 0.0) out += fmt::format(" ({:.0f}%)", 100.0 * op.duration_us / total_us);
+    if (op.stream != "given") out += " on the " + op.stream + " stream";
+  }
+  if (ops.size() > kShown) out += fmt::format(", and {} more", ops.size() - kShown);
+  if (device_median_ms && event_median_ms)
+    out += fmt::format("; device time {} of the {} event-timed median",
+                       format_time(*device_median_ms), format_time(*event_median_ms));
+  return out;
+}
+
 std::string problem_summary(const ReportProblem& p) {
   std::string out = p.op + " " + format_dims(p.shape);
   if (p.min_bytes) out += ", at least " + format_bytes(*p.min_bytes) + " moved";
@@ -171,6 +231,9 @@ ReportTable problem_table(const ReportModel& model, const ReportProblem& p) {
   add_column(t, baseline_header(p), true);
   if (model.has_torch_eager) add_column(t, std::string("vs ") + kTorchEagerId, true);
   if (model.has_torch_compile) add_column(t, std::string("vs ") + kTorchCompileId, true);
+  bool traced = false;
+  for (const auto& k : p.kernels) traced = traced || k.activity;
+  if (traced) add_column(t, "Ran on the device", false);
 
   for (const auto& k : p.kernels) {
     std::vector<ReportCell> row;
@@ -191,9 +254,15 @@ ReportTable problem_table(const ReportModel& model, const ReportProblem& p) {
     row.push_back(speedup_cell(k.vs_baseline));
     if (model.has_torch_eager) row.push_back(speedup_cell(k.vs_torch_eager));
     if (model.has_torch_compile) row.push_back(speedup_cell(k.vs_torch_compile));
+    if (traced) row.push_back(activity_cell(k));
     t.rows.push_back(std::move(row));
     if (k.status != KernelStatus::passed && !k.reason.empty())
       t.notes.push_back(k.id + " (" + status_text(k.status) + "): " + k.reason);
+    // A launch of more than one operation, or one off the given stream, is worth a line.
+    if (k.activity &&
+        (k.activity->operations.size() > 1 || !k.activity->label.empty() ||
+         (k.activity->operations.size() == 1 && k.activity->operations.front().stream != "given")))
+      t.notes.push_back(k.id + " ran " + activity_text(k));
   }
   return t;
 }
@@ -238,6 +307,12 @@ ReportTable sources_table(const ReportModel& model) {
         h.config_name + (h.config_hash.empty() ? "" : " (" + h.config_hash + ")");
     row.push_back(config.empty() ? missing() : text(config));
     t.rows.push_back(std::move(row));
+    for (const LoadedDevice& d : h.devices)
+      if (!d.untraced.empty())
+        t.notes.push_back(fmt::format(
+            "{}: no activity trace on GPU {} ({}): work off the given stream was judged only by "
+            "how long the device stayed busy after it (50 \u00b5s allowed)",
+            s.label, d.index, d.untraced));
   }
   return t;
 }

@@ -41,4 +41,14 @@ std::string format_gb_per_s(double gb_per_s);
 std::string format_percent(double percent);
 std::string format_bytes(int64_t bytes);  // "570.4 MB", "7.52 GB"
 
+// What the activity trace saw one launch run. In a cell: "rms_norm_rows<bf16, 8>", or
+// "3 operations: 2 kernels, 1 memset". In full: each operation with its device time and share,
+// the stream where it was not the given one, and the device time of the timed samples'
+// operations next to the event-timed median: "1 kernel: rms_norm_rows<bf16, 8> 174.2 µs
+// (100%); device time 174.2 µs of the 174.6 µs event-timed median".
+std::string activity_cell_text(const std::vector<OperationSummary>& operations);
+std::string activity_detail(const std::vector<OperationSummary>& operations,
+                            std::optional<double> device_median_ms,
+                            std::optional<double> event_median_ms);
+
 }  // namespace normbench

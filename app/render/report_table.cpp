@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "app/render/report_format.hpp"
+
 namespace normbench {
 
 namespace {
@@ -61,6 +63,11 @@ std::string kernel_line(const KernelResult& k) {
       fmt::format("  {:<50} {:<13} {} {} {} {:>8} {:>4}\n", name, to_string(k.status), timing,
                   bandwidth, speedup, error, deterministic);
   if (!k.reason.empty()) line += fmt::format("      {}\n", k.reason);
+  if (k.activity)
+    line += fmt::format(
+        "      ran {}\n",
+        activity_detail(k.activity->operations, k.activity->device_median_ms,
+                        timed ? std::optional<double>(k.timing->summary.median) : std::nullopt));
   return line;
 }
 }  // namespace
@@ -83,6 +90,12 @@ std::string format_run_table(const RunReport& r) {
       out += fmt::format("copy bandwidth: {:.0f} GB/s (device-to-device, read + write)\n",
                          r.copy_bandwidth->gb_per_s);
   }
+  for (const DeviceRun& d : r.devices)
+    if (!d.info.untraced.empty())
+      out += fmt::format(
+          "GPU {}: no activity trace ({}): work off the given stream is judged only by how long "
+          "the device stays busy after it (50 us allowed)\n",
+          d.info.index, d.info.untraced);
   if (r.shard) {
     size_t mine = 0;
     for (const WorkEntry& w : r.shard->work) mine += w.shard == r.shard->index;

@@ -63,6 +63,27 @@ LoadedTiming read_timing(const CheckedJson& t) {
   return r;
 }
 
+LoadedActivity read_activity(const CheckedJson& a) {
+  expect_object(a, "null or an activity object");
+  LoadedActivity r;
+  const CheckedJson ops = a.at("operations");
+  ops.expect_array();
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const CheckedJson op = ops.at(i);
+    expect_object(op, "an operation {kind, name, stream, duration_us}");
+    const std::string kind = op.at("kind").as_string();
+    if (kind != "kernel" && kind != "memcpy" && kind != "memset")
+      op.at("kind").fail("unknown kind; allowed: kernel, memcpy, memset");
+    r.operations.push_back({operation_kind_from(kind), op.at("name").as_string(),
+                            op.at("stream").as_string(),
+                            optional_number(op, "duration_us").value_or(0.0)});
+  }
+  r.from_timing = optional_string(a, "from") == "timed sample";
+  r.device_median_ms = optional_number(a, "device_median_ms");
+  r.label = optional_string(a, "label");
+  return r;
+}
+
 LoadedKernel read_kernel(const CheckedJson& k) {
   expect_object(k, "a kernel object");
   LoadedKernel r;
@@ -100,6 +121,7 @@ LoadedKernel read_kernel(const CheckedJson& k) {
   }
   if (present(k, "device")) r.device = static_cast<int>(k.at("device").as_int(0, INT32_MAX));
   if (present(k, "shard")) r.shard = static_cast<int>(k.at("shard").as_int(1, INT32_MAX));
+  if (present(k, "activity")) r.activity = read_activity(k.at("activity"));
   return r;
 }
 
@@ -114,6 +136,13 @@ LoadedDevice read_device(const CheckedJson& d) {
     r.copy_gb_per_s = copy.at("gb_per_s").as_number_above(0.0);
   }
   if (present(d, "shard")) r.shard = static_cast<int>(d.at("shard").as_int(1, INT32_MAX));
+  if (present(d, "activity_trace")) {
+    const CheckedJson trace = d.at("activity_trace");
+    expect_object(trace, "null or an activity_trace object {available, reason}");
+    if (!trace.at("available").as_bool())
+      r.untraced = optional_string(trace, "reason").empty() ? "unavailable"
+                                                            : optional_string(trace, "reason");
+  }
   return r;
 }
 

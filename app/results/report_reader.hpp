@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/check/activity_accounting.hpp"
 #include "app/results/report_schema.hpp"
 
 namespace normbench {
@@ -35,6 +36,15 @@ struct LoadedTiming {
   std::vector<double> samples_ms;  // one launch each, in order
   // 95% confidence interval of the median (schema 2); empty in older reports.
   std::optional<std::pair<double, double>> median_ci_ms;
+};
+
+// What the activity trace saw a kernel run: one launch's operations, and the median device
+// time of its timed samples' operations.
+struct LoadedActivity {
+  std::vector<OperationSummary> operations;
+  bool from_timing = false;
+  std::optional<double> device_median_ms;
+  std::string label;  // what a reader should know of them ("only PyTorch's own kernels ran")
 };
 
 struct LoadedKernel {
@@ -54,9 +64,10 @@ struct LoadedKernel {
   std::optional<LoadedTiming> timing;
   std::optional<double> gb_per_s;
   std::optional<double> percent_of_copy;
-  bool suspicious = false;    // faster than a plain copy of the same bytes
-  std::optional<int> device;  // the GPU it ran on (index), when the report says
-  std::optional<int> shard;   // in a merged report: the shard that ran it
+  bool suspicious = false;                 // faster than a plain copy of the same bytes
+  std::optional<int> device;               // the GPU it ran on (index), when the report says
+  std::optional<int> shard;                // in a merged report: the shard that ran it
+  std::optional<LoadedActivity> activity;  // when the report has one (traced runs)
 };
 
 struct LoadedProblem {
@@ -77,6 +88,7 @@ struct LoadedDevice {
   std::string name;
   std::optional<double> copy_gb_per_s;
   std::optional<int> shard;  // in a merged report: the shard whose run it belongs to
+  std::string untraced;      // why the activity trace was unavailable; empty: traced or not said
 };
 
 // Where a report comes from.

@@ -82,6 +82,19 @@ json timing_json(const TimingResult& t, const std::optional<TimingChecks>& check
   return j;
 }
 
+json activity_json(const std::optional<KernelActivity>& a) {
+  if (!a) return nullptr;
+  json ops = json::array();
+  for (const OperationSummary& op : a->operations)
+    ops.push_back({{"kind", to_string(op.kind)},
+                   {"name", op.name},
+                   {"stream", op.stream},
+                   {"duration_us", finite_or_null(op.duration_us)}});
+  return {{"operations", ops},
+          {"from", a->from_timing ? "timed sample" : "checked launch"},
+          {"device_median_ms", optional_json(a->device_median_ms)}};
+}
+
 json kernel_json(const KernelResult& k) {
   // Only a kernel that passed has a time: whatever else the result holds is not written.
   const bool timed = k.status == KernelStatus::passed && k.timing;
@@ -97,7 +110,8 @@ json kernel_json(const KernelResult& k) {
             {"timing", timed ? timing_json(*k.timing, k.timing_checks) : json(nullptr)},
             {"bandwidth", nullptr},
             {"speedup", nullptr},
-            {"device", k.device ? json(*k.device) : json(nullptr)}};
+            {"device", k.device ? json(*k.device) : json(nullptr)},
+            {"activity", activity_json(k.activity)}};
   if (timed && k.bandwidth_gb_per_s) {
     j["bandwidth"] = {{"gb_per_s", finite_or_null(*k.bandwidth_gb_per_s)},
                       {"percent_of_copy", optional_json(k.percent_of_copy)},
@@ -141,7 +155,10 @@ json device_json(const DeviceInfo& d) {
           {"memory_clock_khz", d.memory_clock_khz},
           {"memory_bus_width_bits", d.memory_bus_width_bits},
           {"driver_version", d.driver_version},
-          {"runtime_version", d.runtime_version}};
+          {"runtime_version", d.runtime_version},
+          {"activity_trace",
+           {{"available", d.untraced.empty()},
+            {"reason", d.untraced.empty() ? json(nullptr) : json(d.untraced)}}}};
 }
 
 json settings_json(const RunSettings& s) {

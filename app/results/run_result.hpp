@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/check/activity_accounting.hpp"
 #include "app/check/verify.hpp"
 #include "app/config/config.hpp"
 #include "app/results/report_schema.hpp"
@@ -37,6 +38,15 @@ struct TimingChecks {
   double escaped_work_us = 0.0;  // median of TimingResult::escaped_us
 };
 
+// What the activity trace saw a kernel run (app/check/activity_accounting.hpp).
+struct KernelActivity {
+  // One launch's device operations: the last timed sample's, else the last checked launch's.
+  std::vector<OperationSummary> operations;
+  bool from_timing = false;
+  // Median over the timed samples of the device time its operations took (overlaps once).
+  std::optional<double> device_median_ms;
+};
+
 struct KernelResult {
   std::string id;
   std::string description;
@@ -56,6 +66,7 @@ struct KernelResult {
   std::optional<double> speedup_vs_baseline;  // baseline median / this median
   std::string baseline_id;                    // the op's naive kernel
   std::optional<int> device;                  // the GPU it ran on; empty: it never reached one
+  std::optional<KernelActivity> activity;     // empty: not traced
 };
 
 struct ProblemResult {
@@ -78,6 +89,7 @@ struct DeviceInfo {
   int runtime_version = 0;
   int memory_clock_khz = 0;
   int memory_bus_width_bits = 0;
+  std::string untraced;  // why the activity trace was unavailable on it; empty: traced
 };
 
 struct CopyBandwidth {

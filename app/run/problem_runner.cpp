@@ -27,6 +27,13 @@ struct KernelRun {
   std::vector<double> escaped_us;     // of each checked launch outside the timing
 };
 
+// What the activity trace saw of a checked launch goes into the kernel's result (the timing's
+// replaces it: a timed sample is the launch a reader asks about).
+void note_activity(const LaunchReport& launch, const RunContext& ctx, KernelResult& result) {
+  if (!ctx.worker.device().untraced.empty()) return;
+  result.activity = KernelActivity{launch.operations, false, std::nullopt};
+}
+
 // Why the problem's host tensors do not fit, if they do not.
 std::optional<std::string> host_memory_problem(const ProblemShape& shape) {
   const double needed = static_cast<double>(host_bytes_needed(shape));
@@ -45,6 +52,7 @@ void fail(KernelRun& k, KernelStatus status, const std::string& reason) {
 // Why a checked launch fails the kernel, whatever its output. (Escaped work is judged over all
 // of a kernel's launches: a single launch's drain can be slow for reasons of its own.)
 std::optional<std::string> launch_failure(const LaunchReport& r) {
+  if (!r.activity_escape.empty()) return r.activity_escape;
   if (auto why = guard_failure(r.output_guard, r.workspace_guard, r.sum_guard)) return why;
   if (!r.inputs_unchanged) return std::string("modified its inputs");
   return std::nullopt;
@@ -87,6 +95,7 @@ void verify_trial(const ProblemConfig& problem, int trial, uint64_t seed,
                          verify_outputs(reference, outputs, problem.tolerance, threads)};
     tv.result.inputs_unchanged = launch.inputs_unchanged;
     k.escaped_us.push_back(launch.escaped_us);
+    note_activity(launch, ctx, *k.result);
     if (auto why = launch_failure(launch))
       fail(k, KernelStatus::failed, at + *why);
     else if (!tv.result.passed)
@@ -106,6 +115,7 @@ void check_determinism(const ProblemConfig& problem, KernelRun& k, size_t index,
   try {
     const LaunchReport again = ctx.worker.launch(index, false, kernel_timeout(problem));
     if (!again.launch_error.empty()) return fail(k, KernelStatus::error, again.launch_error);
+    note_activity(again, ctx, *k.result);
     if (auto why = launch_failure(again))
       return fail(k, KernelStatus::failed, "second launch: " + *why);
     k.result->deterministic = again.output_fingerprint == k.verified_fingerprint;
@@ -126,6 +136,7 @@ std::optional<std::string> timing_failure(const ProblemConfig& problem, const Ti
                                           ProblemTensors& tensors, const RunContext& ctx,
                                           TimingChecks& checks) {
   const TimingResult& t = r.timing;
+  if (!r.activity_escape.empty()) return r.activity_escape;
   checks.escaped_work_us = median(t.escaped_us);
   if (auto why = escaped_work_failure(checks.escaped_work_us)) return why;
   if (auto why = guard_failure(r.output_guard, r.workspace_guard, r.sum_guard)) return why;
@@ -178,6 +189,9 @@ void time_kernel(const ProblemConfig& problem, KernelRun& k, size_t index,
   }
   if (!report.launch_error.empty())
     return fail(k, KernelStatus::error, "while timing: " + report.launch_error);
+  if (ctx.worker.device().untraced.empty() && !report.device_busy_us.empty())
+    k.result->activity =
+        KernelActivity{report.operations, true, median(report.device_busy_us) / 1e3};
   TimingChecks checks;
   if (auto why = timing_failure(problem, report, reference, tensors, ctx, checks))
     return fail(k, KernelStatus::failed, "while timing: " + *why);

@@ -3,33 +3,41 @@
 #include <algorithm>
 #include <chrono>
 
+#include "app/device/activity_trace.hpp"
 #include "app/device/cuda_check.hpp"
+#include "app/device/cuda_event.hpp"
 #include "app/device/device_checks.hpp"
 #include "app/timing/statistics.hpp"
 
 namespace normbench {
 
 namespace {
-class Event {
- public:
-  Event() { NORMBENCH_CUDA_CHECK(cudaEventCreate(&event_)); }
-  ~Event() { cudaEventDestroy(event_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
-
-void launch_checked(const std::function<cudaError_t()>& launch) {
-  const cudaError_t error = launch();
+void launch_checked(const std::function<cudaError_t()>& launch, cudaStream_t stream,
+                    const CudaEvent& start, const CudaEvent& stop) {
+  const cudaError_t error =
+      traced_launch(launch, activity_trace::next_launch_serial(), stream, start.get(), stop.get());
   if (error != cudaSuccess) {
     cudaGetLastError();  // clear a non-sticky launch error
     throw KernelLaunchError("launch failed: " + cuda_error_text(error));
   }
 }
 }  // namespace
+
+cudaError_t traced_launch(const std::function<cudaError_t()>& launch, uint64_t serial,
+                          cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop) {
+  {
+    const activity_trace::Mark mark(make_mark(serial, MarkRole::start));
+    NORMBENCH_CUDA_CHECK(cudaEventRecord(start, stream));
+  }
+  cudaError_t error = cudaSuccess;
+  {
+    const activity_trace::Mark mark(make_mark(serial, MarkRole::launch));
+    error = launch();
+  }
+  const activity_trace::Mark mark(make_mark(serial, MarkRole::end));
+  NORMBENCH_CUDA_CHECK(cudaEventRecord(stop, stream));
+  return error;
+}
 
 L2Evictor::L2Evictor(size_t l2_bytes, cudaStream_t stream)
     : buffer_(2 * std::max<size_t>(l2_bytes, 1 << 20)), sink_(sizeof(unsigned)) {
@@ -52,10 +60,11 @@ double drain_after(cudaStream_t stream) {
 TimingResult time_launches(const std::function<cudaError_t()>& launch,
                            const TimingSettings& settings, const L2Evictor* evictor,
                            cudaStream_t stream, const SampleHooks& hooks) {
-  for (int i = 0; i < settings.warmup; ++i) launch_checked(launch);
+  CudaEvent start, stop;
+  for (int i = 0; i < settings.warmup; ++i) launch_checked(launch, stream, start, stop);
   NORMBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (hooks.after_warmup) hooks.after_warmup();
 
-  Event start, stop;
   TimingResult result;
   const auto began = std::chrono::steady_clock::now();
   for (;;) {
@@ -66,9 +75,7 @@ TimingResult time_launches(const std::function<cudaError_t()>& launch,
       NORMBENCH_CUDA_CHECK(evictor->evict(stream));
     else
       NORMBENCH_CUDA_CHECK(hold_gpu(50.0, stream));
-    NORMBENCH_CUDA_CHECK(cudaEventRecord(start.get(), stream));
-    launch_checked(launch);
-    NORMBENCH_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
+    launch_checked(launch, stream, start, stop);
     result.escaped_us.push_back(drain_after(stream));
     float ms = 0.0f;
     NORMBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));

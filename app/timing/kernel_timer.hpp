@@ -28,11 +28,21 @@ struct SampleHooks {
   // Enqueued before the sample's eviction: poisons the output, so that a launch that does no
   // work leaves poison behind.
   std::function<cudaError_t()> before;
-  // Called once the sample and every other stream of the device finished: checks its output.
+  // Called once after the warm-up launches.
+  std::function<void()> after_warmup;
+  // Called once the sample and every other stream of the device finished: checks its output
+  // (and accounts for the records of the activity trace, the warm-up launches' with the first).
   std::function<void(size_t sample)> after;
 };
 
-// `launch` enqueues one run of the work on `stream` and returns its launch error. Each sample
+// One launch between two event records on `stream` (`start` and `stop`, which time it), the
+// three calls marked as launch `serial`'s for the activity trace (app/device/activity_trace.hpp).
+// Returns the launch's error.
+cudaError_t traced_launch(const std::function<cudaError_t()>& launch, uint64_t serial,
+                          cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop);
+
+// `launch` enqueues one run of the work on `stream` and returns its launch error; every launch,
+// warm-up ones included, is a traced_launch. Each sample
 // also measures how long the device stays busy after `stream` finished (escaped_us). Throws
 // KernelLaunchError if a launch is refused and RuntimeError if the device fails.
 TimingResult time_launches(const std::function<cudaError_t()>& launch,

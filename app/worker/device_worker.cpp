@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "app/device/activity_trace.hpp"
 #include "app/device/cuda_check.hpp"
 #include "app/device/device_context.hpp"
 #include "app/timing/copy_bandwidth.hpp"
@@ -31,8 +32,11 @@ json handle(const json& request, const WorkerWorld& world, WorkerState& state,
     return {{"device", to_json(state.device->info)}, {"caps", to_json(state.device->caps)}};
   }
   if (!state.device) return {{"error", "the device is not open"}, {"usage", false}};
-  if (cmd == "copy_bandwidth")
-    return {{"copy_bandwidth", to_json(measure_copy_bandwidth(*state.device, *state.evictor))}};
+  if (cmd == "copy_bandwidth") {
+    const CopyBandwidth copy = measure_copy_bandwidth(*state.device, *state.evictor);
+    activity_trace::collect();  // the copies are the harness's: nothing to account
+    return {{"copy_bandwidth", to_json(copy)}};
+  }
   if (cmd == "problem") {
     const size_t i = request.at("index");
     state.session.reset();  // frees the previous problem's memory first

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "app/device/activity_trace.hpp"
 #include "app/device/cuda_check.hpp"
 #include "app/device/device_checks.hpp"
 
@@ -152,16 +153,34 @@ void ProblemSession::copy_outputs_to(const SharedSlot& y, const SharedSlot& sum)
   NORMBENCH_CUDA_CHECK(cudaStreamSynchronize(device_.stream));
 }
 
+std::optional<LaunchAccount> ProblemSession::account(std::string& escape,
+                                                     const std::string& context) const {
+  if (!activity_trace::available()) return std::nullopt;
+  Accounting a = account_launches(activity_trace::collect(), device_.traced);
+  if (a.escape && escape.empty()) escape = context + *a.escape;
+  if (a.launches.empty()) return std::nullopt;
+  return std::move(a.launches.back());
+}
+
 LaunchReport ProblemSession::launch(size_t k, bool save_output) {
   const cudaStream_t stream = device_.stream;
   LaunchReport r;
   NORMBENCH_CUDA_CHECK(poison_and_arm());
   NORMBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-  if (const cudaError_t error = plans_.at(k).launch(args()); error != cudaSuccess) {
+  const KernelPlan& plan = plans_.at(k);
+  const KernelArgs a = args();
+  if (const cudaError_t error =
+          traced_launch([&] { return plan.launch(a); }, activity_trace::next_launch_serial(),
+                        stream, launch_start_.get(), launch_stop_.get());
+      error != cudaSuccess) {
     r.launch_error = refused_launch(error);
+    std::string ignored;
+    account(ignored, "");  // the refused launch's records go with it
     return r;
   }
   r.escaped_us = drain_after(stream);
+  if (auto launch = account(r.activity_escape, ""))
+    r.operations = summarize_operations(*launch, device_.traced);
   NORMBENCH_CUDA_CHECK(check_guards());
   r.output_guard = y_.damage(stream);
   r.sum_guard = sum_.damage(stream);
@@ -183,7 +202,15 @@ TimingReport ProblemSession::time(const TimingRequest& request, const L2Evictor&
   // Every sample starts from poisoned outputs: a launch that skips its work cannot leave the
   // previous sample's output behind, and no launch can tell the checked ones from the others.
   hooks.before = [&] { return poison(); };
+  hooks.after_warmup = [&] {
+    drain_after(stream);
+    account(r.activity_escape, "warm-up launch: ");
+  };
   hooks.after = [&](size_t sample) {
+    if (auto launch = account(r.activity_escape, fmt::format("timed sample {}: ", sample))) {
+      r.device_busy_us.push_back(launch->busy_us);
+      r.operations = summarize_operations(*launch, device_.traced);
+    }
     NORMBENCH_CUDA_CHECK(check_guards());
     if (request.deterministic) {
       ++r.outputs_compared;
@@ -202,6 +229,8 @@ TimingReport ProblemSession::time(const TimingRequest& request, const L2Evictor&
     cudaGetLastError();
     NORMBENCH_CUDA_CHECK(cudaDeviceSynchronize());
     r.launch_error = e.what();
+    std::string ignored;
+    account(ignored, "");  // the refused launch's records go with it
     return r;
   }
   // The last sample's outputs, in the launch slots.

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "app/device/cuda_event.hpp"
 #include "app/device/device_buffer.hpp"
 #include "app/device/device_context.hpp"
 #include "app/device/guarded_buffer.hpp"
@@ -53,6 +54,9 @@ class ProblemSession {
   uint64_t outputs_fingerprint() const;
   // Copies the outputs to the shared slots of a launch (y, sum) or of a sample.
   void copy_outputs_to(const SharedSlot& y, const SharedSlot& sum) const;
+  // The activity trace's records since the last account (the device drained): the first
+  // escape found goes to `escape` if that is still empty; returns the last launch's account.
+  std::optional<LaunchAccount> account(std::string& escape, const std::string& context) const;
 
   const DeviceContext& device_;
   const ProblemConfig& problem_;
@@ -62,6 +66,7 @@ class ProblemSession {
   DeviceBuffer x_, residual_, weight_, bias_, scratch_;
   GuardedBuffer y_, sum_, workspace_;
   uint64_t inputs_print_ = 0;
+  CudaEvent launch_start_, launch_stop_;  // around checked launches (the timer has its own)
 };
 
 }  // namespace normbench

@@ -12,6 +12,18 @@ GuardDamage guard_from(const json& j) {
   return {j.at(0).get<uint64_t>(), j.at(1).get<uint64_t>(), j.at(2).get<uint64_t>(),
           j.at(3).get<uint64_t>()};
 }
+json operations_json(const std::vector<OperationSummary>& ops) {
+  json out = json::array();
+  for (const OperationSummary& op : ops)
+    out.push_back({to_string(op.kind), op.name, op.stream, op.duration_us});
+  return out;
+}
+std::vector<OperationSummary> operations_from(const json& j) {
+  std::vector<OperationSummary> ops;
+  for (const json& op : j)
+    ops.push_back({operation_kind_from(op.at(0).get<std::string>()), op.at(1), op.at(2), op.at(3)});
+  return ops;
+}
 StopReason stop_from(const std::string& s) {
   return s == "time_limit" ? StopReason::time_limit : StopReason::converged;
 }
@@ -42,7 +54,8 @@ json to_json(const DeviceInfo& d) {
           {"driver_version", d.driver_version},
           {"runtime_version", d.runtime_version},
           {"memory_clock_khz", d.memory_clock_khz},
-          {"memory_bus_width_bits", d.memory_bus_width_bits}};
+          {"memory_bus_width_bits", d.memory_bus_width_bits},
+          {"untraced", d.untraced}};
 }
 
 DeviceInfo device_info_from(const json& j) {
@@ -58,6 +71,7 @@ DeviceInfo device_info_from(const json& j) {
   d.runtime_version = j.at("runtime_version");
   d.memory_clock_khz = j.at("memory_clock_khz");
   d.memory_bus_width_bits = j.at("memory_bus_width_bits");
+  d.untraced = j.at("untraced");
   return d;
 }
 
@@ -121,7 +135,9 @@ json to_json(const LaunchReport& r) {
           {"sum_guard", guard_json(r.sum_guard)},
           {"workspace_guard", guard_json(r.workspace_guard)},
           {"inputs_unchanged", r.inputs_unchanged},
-          {"output_fingerprint", r.output_fingerprint}};
+          {"output_fingerprint", r.output_fingerprint},
+          {"activity_escape", r.activity_escape},
+          {"operations", operations_json(r.operations)}};
 }
 
 LaunchReport launch_report_from(const json& j) {
@@ -133,6 +149,8 @@ LaunchReport launch_report_from(const json& j) {
   r.workspace_guard = guard_from(j.at("workspace_guard"));
   r.inputs_unchanged = j.at("inputs_unchanged");
   r.output_fingerprint = j.at("output_fingerprint");
+  r.activity_escape = j.at("activity_escape");
+  r.operations = operations_from(j.at("operations"));
   return r;
 }
 
@@ -162,7 +180,10 @@ json to_json(const TimingReport& r) {
           {"inputs_unchanged", r.inputs_unchanged},
           {"outputs_compared", r.outputs_compared},
           {"first_mismatch", r.first_mismatch},
-          {"saved_sample", r.saved_sample}};
+          {"saved_sample", r.saved_sample},
+          {"activity_escape", r.activity_escape},
+          {"device_busy_us", r.device_busy_us},
+          {"operations", operations_json(r.operations)}};
 }
 
 TimingReport timing_report_from(const json& j) {
@@ -176,6 +197,9 @@ TimingReport timing_report_from(const json& j) {
   r.outputs_compared = j.at("outputs_compared");
   r.first_mismatch = j.at("first_mismatch");
   r.saved_sample = j.at("saved_sample");
+  r.activity_escape = j.at("activity_escape");
+  r.device_busy_us = j.at("device_busy_us").get<std::vector<double>>();
+  r.operations = operations_from(j.at("operations"));
   return r;
 }
 

@@ -39,6 +39,10 @@ struct LaunchReport {
   GuardDamage workspace_guard;
   bool inputs_unchanged = true;     // (the worker restores changed inputs)
   uint64_t output_fingerprint = 0;  // of every output
+  // The activity trace: why an operation of the launch ran outside its timed region (empty:
+  // none did, or no trace), and the launch's operations.
+  std::string activity_escape;
+  std::vector<OperationSummary> operations;
 };
 
 // What the harness asks of a timing.
@@ -61,6 +65,12 @@ struct TimingReport {
   int64_t first_mismatch = -1;  // the first of those that differed, -1 if none
   int64_t saved_sample = -1;    // the sample in the sample slot, -1 if none; otherwise the
                                 // last sample's output is in the output slot
+  // The activity trace: the first operation outside its launch's timed region ("timed sample
+  // 3: ran 1 kernel on ..."), the device time of each sample's operations, the last sample's
+  // operations. Empty without a trace.
+  std::string activity_escape;
+  std::vector<double> device_busy_us;
+  std::vector<OperationSummary> operations;
 };
 
 nlohmann::json to_json(const KernelPlan& p);

@@ -238,5 +238,28 @@ TEST(ReportSvgChart, LogAxisCoversTheDataInDecadesAndDropsEmptySeries) {
   EXPECT_FALSE(contains(svg, "#222222"));
 }
 
+TEST(ReportRender, WhatRanOnTheDeviceIsAColumnAndALineWhereItIsNotOneKernel) {
+  // The writer's fixture: one traced kernel on the given stream, one that ran a kernel on
+  // another stream and a memset; and a device whose trace was unavailable.
+  json report =
+      json::parse(testing::read_text(testing::source_path("tests/fixtures/report/writer_v2.json")));
+  report["devices"][0]["activity_trace"] = {{"available", false}, {"reason", "no libcupti"}};
+  report["problems"].erase(2);  // the skipped twin of "gn", which the reader refuses
+  const ReportModel model = merge_reports({read_report_json(report, "traced.json")}, false);
+  const std::string md = render_markdown(model);
+  EXPECT_TRUE(contains(md, "| Ran on the device |")) << md;
+  EXPECT_TRUE(contains(md, "| layer_norm_rows\\<float\\> |")) << md;
+  EXPECT_TRUE(contains(md, "| 2 operations: 1 kernel, 1 memset |")) << md;
+  EXPECT_TRUE(contains(md,
+                       "- group_norm.side_stream ran 1 kernel, 1 memset: spin 1.100 \u00b5s "
+                       "(69%) on the other stream, memset 4.1 KB 500.0 ns (31%)"))
+      << md;
+  EXPECT_FALSE(contains(md, "- layer_norm.naive ran")) << md;  // one kernel on the given stream
+  EXPECT_TRUE(contains(md, "traced: no activity trace on GPU 0 (no libcupti)")) << md;
+  const std::string html = render_html(model);
+  EXPECT_TRUE(contains(html, "device time 2.900 \u00b5s of the 3.000 ms event-timed median"))
+      << "the cell's tooltip";
+}
+
 }  // namespace
 }  // namespace normbench

@@ -97,6 +97,8 @@ RunReport sample_report() {
   naive.percent_of_copy = 2.5;
   naive.speedup_vs_baseline = 1.0;
   naive.baseline_id = "layer_norm.naive";
+  naive.activity = KernelActivity{
+      {{OperationKind::kernel, "layer_norm_rows<float>", "given", 2.9}}, true, 0.0029};
   ln.kernels.push_back(naive);
 
   KernelResult fast = kernel("layer_norm.fast", KernelStatus::failed, "2 of 32 elements differ");
@@ -117,6 +119,14 @@ RunReport sample_report() {
   gn.config = &r.config->problems[1];
   gn.kernels.push_back(kernel("group_norm.naive", KernelStatus::error, "illegal address"));
   gn.kernels.push_back(kernel("group_norm.other", KernelStatus::skipped, "after an error"));
+  KernelResult side = kernel("group_norm.side_stream", KernelStatus::failed,
+                             "ran 1 kernel on another stream: spin, 1.1 us");
+  side.activity = KernelActivity{{{OperationKind::kernel, "spin", "other", 1.1},
+                                  {OperationKind::memset, "memset 4.1 KB", "given", 0.5}},
+                                 false,
+                                 std::nullopt};
+  gn.kernels.push_back(side);
+
   r.problems.push_back(gn);
 
   ProblemResult skipped;
@@ -168,10 +178,10 @@ TEST(Report, TopLevel) {
   EXPECT_TRUE(j["shard"].is_null());
   EXPECT_TRUE(j["aborted"].is_null());
   EXPECT_EQ(j["exit_code"], 1);
-  EXPECT_EQ(j["summary"], json({{"kernels", 5},
+  EXPECT_EQ(j["summary"], json({{"kernels", 6},
                                 {"not_run", 0},
                                 {"passed", 1},
-                                {"failed", 1},
+                                {"failed", 2},
                                 {"error", 1},
                                 {"skipped", 1},
                                 {"not_supported", 1}}));
@@ -402,7 +412,9 @@ TEST(Report, SameFieldNamesAsTheH100Fixture) {
   fixture_top.insert({"devices", "shard"});  // --devices and --shard, optional for readers
   EXPECT_EQ(fixture_top, keys(j));
   EXPECT_EQ(keys(fixture["config"]), keys(j["config"]));
-  EXPECT_EQ(keys(fixture["device"]), keys(j["device"]));
+  auto fixture_device = keys(fixture["device"]);
+  fixture_device.insert("activity_trace");  // whether the device's work was traced
+  EXPECT_EQ(fixture_device, keys(j["device"]));
   auto fixture_settings = keys(fixture["settings"]);
   fixture_settings.insert(
       {"allow_faster_than_copy", "isolation", "devices", "allow_mixed_devices"});
@@ -422,6 +434,7 @@ TEST(Report, SameFieldNamesAsTheH100Fixture) {
   fixture_kernel_keys.insert("deterministic");  // schema 2
   fixture_kernel_keys.insert("origin");         // schema 2: the plugin a kernel came from
   fixture_kernel_keys.insert("device");         // the GPU it ran on (--devices)
+  fixture_kernel_keys.insert("activity");       // what the activity trace saw it run
   EXPECT_EQ(fixture_kernel_keys, keys(kernel_json));
   EXPECT_EQ(keys(fixture_kernel["verification"]), keys(kernel_json["verification"]));
   EXPECT_EQ(keys(fixture_kernel["verification"]["trials"][0]),
@@ -459,7 +472,24 @@ TEST(Report, Table) {
         "2 of 32 elements differ", "row too long", "SKIPPED: needs 9 GB", "    3.0000", "1.00x"})
     EXPECT_NE(table.find(text), std::string::npos) << "missing \"" << text << "\" in:\n" << table;
   EXPECT_EQ(table.find("RUN ABORTED"), std::string::npos);
+  // What the activity trace saw, under the kernel's line.
+  for (const char* text :
+       {"      ran 1 kernel: layer_norm_rows<float> 2.900 \u00b5s (100%); device time 2.900 "
+        "\u00b5s "
+        "of the 3.000 ms event-timed median\n",
+        "      ran 1 kernel, 1 memset: spin 1.100 \u00b5s (69%) on the other stream, memset "
+        "4.1 KB 500.0 ns (31%)\n"})
+    EXPECT_NE(table.find(text), std::string::npos) << "missing \"" << text << "\" in:\n" << table;
+  EXPECT_EQ(table.find("no activity trace"), std::string::npos);
   EXPECT_EQ(table.find("6.00x"), std::string::npos);  // the failed kernel shows no time
+
+  RunReport untraced = sample_report();
+  untraced.devices = {{*untraced.device, untraced.copy_bandwidth}};
+  untraced.devices[0].info.untraced = "libcupti was not found";
+  EXPECT_NE(format_run_table(untraced).find(
+                "GPU 0: no activity trace (libcupti was not found): work off the given stream is "
+                "judged only by how long the device stays busy after it (50 us allowed)"),
+            std::string::npos);
 
   RunReport aborted = sample_report();
   aborted.aborted = "device lost";
