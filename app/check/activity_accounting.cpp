@@ -90,8 +90,9 @@ double duration_us(const DeviceOperation& op) {
 }
 
 double busy_us(std::vector<DeviceOperation> ops) {
-  std::sort(ops.begin(), ops.end(),
-            [](const DeviceOperation& a, const DeviceOperation& b) { return a.start_ns < b.start_ns; });
+  std::sort(ops.begin(), ops.end(), [](const DeviceOperation& a, const DeviceOperation& b) {
+    return a.start_ns < b.start_ns;
+  });
   uint64_t busy = 0, covered_to = 0;
   for (const DeviceOperation& op : ops) {
     const uint64_t from = std::max(op.start_ns, covered_to);
@@ -114,23 +115,24 @@ std::string escape_text(const std::vector<Escaped>& escaped, const TracedStreams
     alike = alike && e.op->kind == first.op->kind && where(e.op->stream, streams) == first_where &&
             e.cause == first.cause;
   const size_t n = escaped.size();
-  const std::string named = fmt::format("{}, {:.1f} us", operation_display_name(*first.op),
-                                        duration_us(*first.op));
+  const std::string named =
+      fmt::format("{}, {:.1f} us", operation_display_name(*first.op), duration_us(*first.op));
   const std::string more = n > 1 ? fmt::format(", and {} more", n - 1) : "";
   if (alike)
     return fmt::format("ran {} {}{} on {}: {}{} ({})", n, to_string(first.op->kind),
                        n == 1 ? "" : "s", first_where, named, more, cause_text(first.cause));
-  return fmt::format("ran {} operations outside its timed region, the first a {} on {}: {} ({})",
-                     n, to_string(first.op->kind), first_where, named, cause_text(first.cause));
+  return fmt::format("ran {} operations outside its timed region, the first a {} on {}: {} ({})", n,
+                     to_string(first.op->kind), first_where, named, cause_text(first.cause));
 }
 
 }  // namespace
 
-Accounting account_launches(const ActivityLog& log, const TracedStreams& streams) {
+Accounting account_launches(const ActivityLog& log, const TracedStreams& streams,
+                            bool same_kernel_before) {
   std::vector<Entry> entries;
   for (size_t i = 0; i < log.operations.size(); ++i)
-    entries.push_back({Entry::operation, i, log.operations[i].correlation,
-                       log.operations[i].start_ns});
+    entries.push_back(
+        {Entry::operation, i, log.operations[i].correlation, log.operations[i].start_ns});
   for (size_t i = 0; i < log.event_records.size(); ++i)
     entries.push_back({Entry::event_record, i, log.event_records[i].correlation, 0});
   for (size_t i = 0; i < log.stream_waits.size(); ++i)
@@ -196,9 +198,17 @@ Accounting account_launches(const ActivityLog& log, const TracedStreams& streams
     }
   }
   std::vector<Escaped> escaped;
+  uint32_t first_start = UINT32_MAX;
+  for (const auto& [serial, w] : windows)
+    if (w.has_start) first_start = std::min(first_start, w.start_correlation);
+  std::vector<const DeviceOperation*> strays;
   for (size_t i : foreign) {
     if (windows.empty()) break;
     const DeviceOperation& op = log.operations[i];
+    if (!same_kernel_before && op.correlation < first_start) {
+      strays.push_back(&op);
+      continue;
+    }
     // The launch whose calls it falls among, else the last one before it, else the first.
     uint64_t owner = windows.begin()->first;
     for (const auto& [serial, w] : windows)
@@ -238,6 +248,11 @@ Accounting account_launches(const ActivityLog& log, const TracedStreams& streams
     launch.busy_us = busy_us(launch.operations);
     result.launches.push_back(std::move(launch));
   }
+  if (!strays.empty())
+    result.strays =
+        fmt::format("{} operation{} enqueued by no launch call: {}, {:.1f} us{}", strays.size(),
+                    strays.size() == 1 ? "" : "s", operation_display_name(*strays.front()),
+                    duration_us(*strays.front()), strays.size() > 1 ? ", ..." : "");
   if (!escaped.empty()) {
     std::stable_sort(escaped.begin(), escaped.end(), [](const Escaped& a, const Escaped& b) {
       return a.op->correlation < b.op->correlation;

@@ -64,8 +64,12 @@ enum class MarkRole : uint64_t { harness = 0, start = 1, launch = 2, end = 3 };
 inline uint64_t make_mark(uint64_t serial, MarkRole role) {
   return serial << 2 | static_cast<uint64_t>(role);
 }
-inline MarkRole mark_role(uint64_t mark) { return static_cast<MarkRole>(mark & 3); }
-inline uint64_t mark_serial(uint64_t mark) { return mark >> 2; }
+inline MarkRole mark_role(uint64_t mark) {
+  return static_cast<MarkRole>(mark & 3);
+}
+inline uint64_t mark_serial(uint64_t mark) {
+  return mark >> 2;
+}
 
 // CUPTI's ids of the streams that reasons name.
 struct TracedStreams {
@@ -86,11 +90,17 @@ struct Accounting {
   // Why the launches' operations were not all inside their timed regions, naming the first
   // operation outside ("ran 1 kernel on another stream: spin, 1.1 us (...)").
   std::optional<std::string> escape;
+  // Operations of no launch enqueued before the log's first launch, when the launch before
+  // that was another kernel's: not charged to this one ("1 kernel: spin, 1.1 us").
+  std::optional<std::string> strays;
 };
 
 // Accounts for every traced launch in `log`. Operations of no launch (another thread's) count
-// against the launch whose stretch of calls they fall in, or the first launch of the log.
-Accounting account_launches(const ActivityLog& log, const TracedStreams& streams);
+// against the launch whose stretch of calls they fall in, or the first launch of the log; those
+// before the first launch only if `same_kernel_before` (the last launch before the log was
+// this kernel's too), else they are strays.
+Accounting account_launches(const ActivityLog& log, const TracedStreams& streams,
+                            bool same_kernel_before = true);
 
 // One of a launch's operations as reports show it: kind, display name, the stream it ran on
 // ("given", "other", "legacy default", "per-thread default") and its device time.

@@ -47,7 +47,8 @@ std::optional<std::string> load() {
   if (!library) return std::string("libcupti (the CUDA toolkit's tracing library) was not found");
   bool complete = true;
   auto find = [&](auto& function, const char* symbol) {
-    function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(library, symbol));
+    function =
+        reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(library, symbol));
     complete = complete && function;
   };
   find(cupti.register_callbacks, "cuptiActivityRegisterCallbacks");
@@ -98,8 +99,8 @@ void keep(const CUpti_Activity* record) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      records.operations.push_back({OperationKind::memcpy, copy_direction(m->copyKind),
-                                    m->streamId, m->correlationId, m->start, m->end, m->bytes});
+      records.operations.push_back({OperationKind::memcpy, copy_direction(m->copyKind), m->streamId,
+                                    m->correlationId, m->start, m->end, m->bytes});
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {

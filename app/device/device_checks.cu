@@ -79,6 +79,37 @@ cudaError_t hold_gpu(double microseconds, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+// 16-byte words first (cudaMalloc aligns buffers to 256 bytes), then the 16-bit tail.
+__global__ void swap_kernel(uint4* a, uint4* b, size_t words, uint16_t* a_tail, uint16_t* b_tail,
+                            size_t tail) {
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < words;
+       i += stride) {
+    const uint4 t = a[i];
+    a[i] = b[i];
+    b[i] = t;
+  }
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < tail;
+       i += stride) {
+    const uint16_t t = a_tail[i];
+    a_tail[i] = b_tail[i];
+    b_tail[i] = t;
+  }
+}
+
+cudaError_t swap_contents(void* a, void* b, size_t bytes, cudaStream_t stream) {
+  if (bytes == 0) return cudaSuccess;
+  const size_t words = bytes / 16;
+  const size_t tail = (bytes % 16) / 2;
+  const int blocks = static_cast<int>(
+      std::max<size_t>(1, std::min<size_t>(4096, (words + kThreads - 1) / kThreads)));
+  swap_kernel<<<blocks, kThreads, 0, stream>>>(
+      static_cast<uint4*>(a), static_cast<uint4*>(b), words,
+      reinterpret_cast<uint16_t*>(static_cast<char*>(a) + words * 16),
+      reinterpret_cast<uint16_t*>(static_cast<char*>(b) + words * 16), tail);
+  return cudaGetLastError();
+}
+
 cudaError_t fill_with_nan(void* data, size_t bytes, cudaStream_t stream) {
   return cudaMemsetAsync(data, 0xff, bytes, stream);
 }

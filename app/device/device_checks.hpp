@@ -20,6 +20,10 @@ cudaError_t fill_with_nan(void* data, size_t bytes, cudaStream_t stream);
 uint64_t device_fingerprint(const void* data, size_t bytes, unsigned long long* scratch,
                             cudaStream_t stream);
 
+// Exchanges the contents of two device buffers of `bytes` bytes (even), in place: the fresh
+// inputs move to the addresses the kernel reads while the others wait where the fresh ones were.
+cudaError_t swap_contents(void* a, void* b, size_t bytes, cudaStream_t stream);
+
 // Evicts L2 before a timed launch: reads every byte of `buffer` (twice the L2 size) at
 // evict-last priority, which pushes out every line including evict-last ones, then discards
 // the buffer's lines. Reading rather than writing (cudaMemset) means the timed launch does

@@ -113,6 +113,9 @@ std::string activity_text(const ReportKernel& k) {
       activity_detail(a.operations, a.device_median_ms,
                       k.timing ? std::optional<double>(k.timing->median_ms) : std::nullopt);
   if (!a.label.empty()) out += " (" + a.label + ")";
+  if (!a.strays.empty())
+    out += "; before its first launch the device also ran " + a.strays +
+           " (left by the kernel before it, not charged to this one)";
   return out;
 }
 
@@ -261,6 +264,7 @@ ReportTable problem_table(const ReportModel& model, const ReportProblem& p) {
     // A launch of more than one operation, or one off the given stream, is worth a line.
     if (k.activity &&
         (k.activity->operations.size() > 1 || !k.activity->label.empty() ||
+         !k.activity->strays.empty() ||
          (k.activity->operations.size() == 1 && k.activity->operations.front().stream != "given")))
       t.notes.push_back(k.id + " ran " + activity_text(k));
   }

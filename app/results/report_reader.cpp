@@ -81,6 +81,7 @@ LoadedActivity read_activity(const CheckedJson& a) {
   r.from_timing = optional_string(a, "from") == "timed sample";
   r.device_median_ms = optional_number(a, "device_median_ms");
   r.label = optional_string(a, "label");
+  r.strays = optional_string(a, "strays");
   return r;
 }
 

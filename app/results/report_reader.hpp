@@ -44,7 +44,8 @@ struct LoadedActivity {
   std::vector<OperationSummary> operations;
   bool from_timing = false;
   std::optional<double> device_median_ms;
-  std::string label;  // what a reader should know of them ("only PyTorch's own kernels ran")
+  std::string label;   // what a reader should know of them ("only PyTorch's own kernels ran")
+  std::string strays;  // operations of no launch call seen before its first launch
 };
 
 struct LoadedKernel {

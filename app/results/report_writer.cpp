@@ -78,7 +78,8 @@ json timing_json(const TimingResult& t, const std::optional<TimingChecks>& check
   if (checks)
     j["checks"] = {{"outputs_checked", checks->outputs_checked},
                    {"method", checks->method},
-                   {"escaped_work_us", checks->escaped_work_us}};
+                   {"escaped_work_us", checks->escaped_work_us},
+                   {"fresh_inputs", checks->fresh_inputs}};
   return j;
 }
 
@@ -92,7 +93,8 @@ json activity_json(const std::optional<KernelActivity>& a) {
                    {"duration_us", finite_or_null(op.duration_us)}});
   return {{"operations", ops},
           {"from", a->from_timing ? "timed sample" : "checked launch"},
-          {"device_median_ms", optional_json(a->device_median_ms)}};
+          {"device_median_ms", optional_json(a->device_median_ms)},
+          {"strays", a->strays.empty() ? json(nullptr) : json(a->strays)}};
 }
 
 json kernel_json(const KernelResult& k) {

@@ -36,6 +36,7 @@ struct TimingChecks {
   int outputs_checked = 0;       // timed samples whose output was compared with the verified one
   std::string method;            // "bitwise" (fingerprint of a deterministic kernel) or "reference"
   double escaped_work_us = 0.0;  // median of TimingResult::escaped_us
+  int fresh_inputs = 0;          // samples run on fresh inputs written to the same addresses
 };
 
 // What the activity trace saw a kernel run (app/check/activity_accounting.hpp).
@@ -45,6 +46,9 @@ struct KernelActivity {
   bool from_timing = false;
   // Median over the timed samples of the device time its operations took (overlaps once).
   std::optional<double> device_median_ms;
+  // Operations enqueued by no launch call that the trace saw before this kernel's first launch
+  // while another kernel's launch came last: not charged to it, reported.
+  std::string strays;
 };
 
 struct KernelResult {

@@ -24,6 +24,7 @@ struct KernelRun {
   KernelResult* result = nullptr;
   bool pending = false;               // supported, and no trial has failed it yet
   uint64_t verified_fingerprint = 0;  // of the last verified output
+  uint64_t fresh_fingerprint = 0;     // of the verified output of the fresh inputs (trial T-2)
   std::vector<double> escaped_us;     // of each checked launch outside the timing
 };
 
@@ -31,7 +32,9 @@ struct KernelRun {
 // replaces it: a timed sample is the launch a reader asks about).
 void note_activity(const LaunchReport& launch, const RunContext& ctx, KernelResult& result) {
   if (!ctx.worker.device().untraced.empty()) return;
-  result.activity = KernelActivity{launch.operations, false, std::nullopt};
+  const std::string strays = result.activity ? result.activity->strays : "";
+  result.activity = KernelActivity{launch.operations, false, std::nullopt,
+                                   strays.empty() ? launch.activity_strays : strays};
 }
 
 // Why the problem's host tensors do not fit, if they do not.
@@ -100,6 +103,7 @@ void verify_trial(const ProblemConfig& problem, int trial, uint64_t seed,
       fail(k, KernelStatus::failed, at + *why);
     else if (!tv.result.passed)
       fail(k, KernelStatus::failed, at + violation_text(tv.result, problem.tolerance));
+    k.fresh_fingerprint = k.verified_fingerprint;  // the trial before this one's
     k.verified_fingerprint = launch.output_fingerprint;
     k.result->trials.push_back(std::move(tv));
     if (!dump_dir.empty())
@@ -131,19 +135,54 @@ void check_determinism(const ProblemConfig& problem, KernelRun& k, size_t index,
 
 // Why the timed launches fail the kernel, if they do. Outputs of a deterministic kernel were
 // compared by fingerprint in the worker; those of another kernel are verified here.
+// The reference of the fresh inputs (the second-to-last trial's), made when a kernel's timed
+// output on them must be verified against it.
+class FreshReference {
+ public:
+  FreshReference(const ProblemConfig& problem, ProblemTensors& tensors, int threads)
+      : problem_(problem), tensors_(tensors), threads_(threads) {}
+  const NormalizationReference& get() {
+    if (!reference_)
+      reference_ = std::make_unique<NormalizationReference>(
+          problem_.shape, tensors_.fresh_reference_inputs(threads_), threads_);
+    return *reference_;
+  }
+
+ private:
+  const ProblemConfig& problem_;
+  ProblemTensors& tensors_;
+  int threads_;
+  std::unique_ptr<NormalizationReference> reference_;
+};
+
+std::string replayed_output(int64_t sample) {
+  return fmt::format(
+      "the output of timed sample {} belongs to other inputs: fresh inputs were written to the "
+      "same addresses before it, and it gave the output of the inputs it had been given before "
+      "(a stored output replayed)",
+      sample);
+}
+
 std::optional<std::string> timing_failure(const ProblemConfig& problem, const TimingReport& r,
                                           const NormalizationReference& reference,
-                                          ProblemTensors& tensors, const RunContext& ctx,
-                                          TimingChecks& checks) {
+                                          FreshReference& fresh, ProblemTensors& tensors,
+                                          const RunContext& ctx, TimingChecks& checks) {
   const TimingResult& t = r.timing;
   if (!r.activity_escape.empty()) return r.activity_escape;
   checks.escaped_work_us = median(t.escaped_us);
   if (auto why = escaped_work_failure(checks.escaped_work_us)) return why;
   if (auto why = guard_failure(r.output_guard, r.workspace_guard, r.sum_guard)) return why;
   if (!r.inputs_unchanged) return std::string("modified its inputs");
+  checks.fresh_inputs = r.fresh_samples;
   if (r.outputs_compared > 0) {
     checks.method = "bitwise";
     checks.outputs_checked = r.outputs_compared;
+    if (r.fresh_mismatch >= 0 && r.fresh_mismatch_replays) return replayed_output(r.fresh_mismatch);
+    if (r.fresh_mismatch >= 0)
+      return fmt::format(
+          "the output of timed sample {} is not the verified output of its inputs (fresh inputs "
+          "written to the same addresses, which the kernel was verified on in an earlier trial)",
+          r.fresh_mismatch);
     if (r.first_mismatch >= 0)
       return fmt::format(
           "the output of timed sample {} is not the verified output (the kernel gave bitwise "
@@ -152,34 +191,57 @@ std::optional<std::string> timing_failure(const ProblemConfig& problem, const Ti
   } else {
     checks.method = "reference";
     const int threads = ctx.settings.threads;
-    auto check = [&](ProblemTensors::Slots slots, size_t sample) -> std::optional<std::string> {
-      ++checks.outputs_checked;
-      const VerificationResult v = verify_outputs(reference, tensors.decode_outputs(slots, threads),
-                                                  problem.tolerance, threads);
-      if (v.passed) return std::nullopt;
+    auto verify = [&](const NormalizationReference& ref, ProblemTensors::Slots slots) {
+      return verify_outputs(ref, tensors.decode_outputs(slots, threads), problem.tolerance,
+                            threads);
+    };
+    auto failed = [&](const VerificationResult& v, int64_t sample) {
       return fmt::format("timed sample {}: {}", sample, violation_text(v, problem.tolerance));
     };
-    if (r.saved_sample >= 0)
-      if (auto why = check(ProblemTensors::Slots::sample, static_cast<size_t>(r.saved_sample)))
-        return why;
-    if (auto why = check(ProblemTensors::Slots::launch, t.samples_ms.size() - 1)) return why;
+    // The saved sample ran on the fresh inputs where there were any.
+    const bool saved_fresh = r.fresh_samples > 0;
+    if (r.saved_sample >= 0) {
+      ++checks.outputs_checked;
+      const VerificationResult v =
+          verify(saved_fresh ? fresh.get() : reference, ProblemTensors::Slots::sample);
+      if (!v.passed) {
+        if (saved_fresh && verify(reference, ProblemTensors::Slots::sample).passed)
+          return replayed_output(r.saved_sample);
+        return failed(v, r.saved_sample);
+      }
+    }
+    const auto last = static_cast<int64_t>(t.samples_ms.size()) - 1;
+    if (last != r.saved_sample) {
+      ++checks.outputs_checked;
+      const VerificationResult v = verify(reference, ProblemTensors::Slots::launch);
+      if (!v.passed) return failed(v, last);
+    }
   }
   return std::nullopt;
 }
 
 void time_kernel(const ProblemConfig& problem, KernelRun& k, size_t index,
-                 const NormalizationReference& reference, ProblemTensors& tensors,
-                 const RunContext& ctx) {
+                 const NormalizationReference& reference, FreshReference& fresh,
+                 ProblemTensors& tensors, const RunContext& ctx) {
   TimingRequest request;
   request.kernel = index;
   request.deterministic = k.result->deterministic.value_or(false);
   request.verified_fingerprint = k.verified_fingerprint;
-  if (!request.deterministic) {
-    // One sample among the first min_samples is verified besides the last; all start from a
-    // poisoned output, so the kernel cannot tell which.
-    std::mt19937_64 pick(problem.seed ^ std::hash<std::string>{}(k.result->id));
-    request.saved_sample = static_cast<int64_t>(
-        pick() % static_cast<uint64_t>(std::max(1, problem.timing.min_samples)));
+  // Which samples are checked, and which run on the fresh inputs, is drawn here afresh for
+  // every kernel: all start from a poisoned output, so a launch cannot tell them apart.
+  std::random_device entropy;
+  std::mt19937_64 pick((static_cast<uint64_t>(entropy()) << 32) ^ entropy());
+  const auto first_samples = static_cast<uint64_t>(std::max(1, problem.timing.min_samples));
+  request.fresh_sample = static_cast<int64_t>(pick() % first_samples);
+  if (request.deterministic) {
+    // Every sample's output is compared bitwise: the fresh ones with the verified output of
+    // the fresh inputs, one in kFreshEvery after the first.
+    request.fresh_seed = pick() | 1;
+    request.fresh_fingerprint = k.fresh_fingerprint;
+  } else {
+    // One sample among the first min_samples, on the fresh inputs, is verified besides the
+    // last.
+    request.saved_sample = request.fresh_sample;
   }
   TimingReport report;
   try {
@@ -190,10 +252,12 @@ void time_kernel(const ProblemConfig& problem, KernelRun& k, size_t index,
   if (!report.launch_error.empty())
     return fail(k, KernelStatus::error, "while timing: " + report.launch_error);
   if (ctx.worker.device().untraced.empty() && !report.device_busy_us.empty())
-    k.result->activity =
-        KernelActivity{report.operations, true, median(report.device_busy_us) / 1e3};
+    k.result->activity = KernelActivity{
+        report.operations, true, median(report.device_busy_us) / 1e3,
+        k.result->activity && !k.result->activity->strays.empty() ? k.result->activity->strays
+                                                                  : report.activity_strays};
   TimingChecks checks;
-  if (auto why = timing_failure(problem, report, reference, tensors, ctx, checks))
+  if (auto why = timing_failure(problem, report, reference, fresh, tensors, ctx, checks))
     return fail(k, KernelStatus::failed, "while timing: " + *why);
   if (ctx.copy_bandwidth && !ctx.settings.allow_faster_than_copy) {
     const CopyFloor floor{problem.shape.read_bytes(), problem.shape.write_bytes(),
@@ -224,6 +288,11 @@ void derive_metrics(const ProblemConfig& problem, const RunContext& ctx, Problem
 
 }  // namespace
 
+int trials_to_run(const ProblemConfig& problem, const RunSettings& settings) {
+  const int asked = settings.trials_override.value_or(problem.trials);
+  return settings.timing ? std::max(asked, 2) : asked;
+}
+
 void run_problem(size_t index, const ProblemConfig& problem,
                  const std::vector<const KernelVariant*>& kernels, const RunContext& ctx,
                  ProblemResult& result) {
@@ -237,7 +306,7 @@ void run_problem(size_t index, const ProblemConfig& problem,
     kernel.is_baseline = variant->is_baseline;
     kernel.origin = variant->origin;
     result.kernels.push_back(std::move(kernel));
-    runs.push_back({variant, &result.kernels.back(), true, 0, {}});
+    runs.push_back({variant, &result.kernels.back(), true, 0, 0, {}});
   }
 
   // The worker plans (planning runs the kernels' own code) and allocates.
@@ -267,15 +336,19 @@ void run_problem(size_t index, const ProblemConfig& problem,
   ProblemTensors tensors(problem.shape, ctx.shared);
   // The reference of the trial at hand; the last one's also checks the timed outputs.
   std::unique_ptr<NormalizationReference> reference;
-  const int trials = ctx.settings.trials_override.value_or(problem.trials);
+  const int trials = trials_to_run(problem, ctx.settings);
   const uint64_t base_seed = ctx.settings.seed_override.value_or(problem.seed);
   for (int trial = 0; trial < trials; ++trial) {
     const uint64_t seed = base_seed + static_cast<uint64_t>(trial);  // fresh inputs each trial
+    // Before the last trial's inputs overwrite them, the trial before's become the fresh
+    // inputs of the timed samples.
+    const bool keep_fresh = trial > 0 && trial == trials - 1;
+    if (keep_fresh) tensors.keep_inputs_as_fresh(ctx.settings.threads);
     ctx.progress.update(fmt::format("{}: trial {}: inputs", problem.id, trial));
     fill_inputs(problem, seed, tensors.inputs(), ctx.settings.threads);
     tensors.encode_inputs(ctx.settings.threads);
     // The worker uploads while the harness computes the reference (B: seconds each).
-    ctx.worker.begin_upload();
+    ctx.worker.begin_upload(keep_fresh);
     ctx.progress.update(fmt::format("{}: trial {}: reference", problem.id, trial));
     reference.reset();
     reference = std::make_unique<NormalizationReference>(problem.shape, tensors.reference_inputs(),
@@ -286,6 +359,7 @@ void run_problem(size_t index, const ProblemConfig& problem,
   for (KernelRun& k : runs)
     if (k.pending) k.result->status = KernelStatus::passed;  // every trial ran and passed
 
+  FreshReference fresh(problem, tensors, ctx.settings.threads);
   for (size_t i = 0; i < runs.size(); ++i) {
     KernelRun& k = runs[i];
     if (!k.pending) continue;
@@ -293,7 +367,7 @@ void run_problem(size_t index, const ProblemConfig& problem,
     check_determinism(problem, k, i, ctx);
     if (!k.pending || !ctx.settings.timing) continue;
     ctx.progress.update(fmt::format("{}: timing {}", problem.id, k.result->id));
-    time_kernel(problem, k, i, *reference, tensors, ctx);
+    time_kernel(problem, k, i, *reference, fresh, tensors, ctx);
   }
   derive_metrics(problem, ctx, result);
 }

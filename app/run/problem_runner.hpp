@@ -24,6 +24,11 @@ struct RunContext {
   ProgressLine& progress;
 };
 
+// The trials a run makes of `problem`: as configured (or --trials), and at least two when
+// timing: the second-to-last trial's inputs, verified, are the fresh inputs that timed samples
+// the kernel cannot predict run on.
+int trials_to_run(const ProblemConfig& problem, const RunSettings& settings);
+
 // Runs `kernels` on problem `index` (`problem`), filling `result` as it goes, so that a
 // RuntimeError (the GPU became unusable) still leaves what was found; kernels whose trials
 // did not all run stay `not_run`.

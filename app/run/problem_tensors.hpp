@@ -24,6 +24,12 @@ class ProblemTensors {
   ReferenceInputs reference_inputs() const;
   // Writes the inputs into their shared slots in the device format (nothing to do for views).
   void encode_inputs(int threads);
+  // Copies the inputs' shared slots to the fresh inputs' (app/worker/shared_tensors.hpp), before
+  // the next inputs are generated.
+  void keep_inputs_as_fresh(int threads);
+  // The fresh inputs as floats in the logical order, for their reference (decoded once per call;
+  // views of the slots where those are floats).
+  ReferenceInputs fresh_reference_inputs(int threads);
 
   // The outputs the worker copied to the checked launch's slots, or to the timed sample's.
   enum class Slots { launch, sample };
@@ -49,6 +55,7 @@ class ProblemTensors {
   char* weight_slot_ = nullptr;
   char* bias_slot_ = nullptr;
   Binding y_, sum_, sample_y_, sample_sum_;
+  Binding fresh_x_, fresh_residual_, fresh_weight_, fresh_bias_;
 };
 
 }  // namespace normbench

@@ -84,7 +84,7 @@ void WorkerClient::restore() {
   try {
     step({{"cmd", "open"}});
     if (problem_) step({{"cmd", "problem"}, {"index", *problem_}, {"exclude", excluded_}});
-    if (problem_ && uploaded_) step({{"cmd", "upload"}});
+    if (problem_ && uploaded_) step({{"cmd", "upload"}, {"fresh", uploaded_fresh_}});
   } catch (const WorkerLost& e) {
     process_.reset();
     throw RuntimeError(std::string("a fresh device worker was lost at once: ") + e.what());
@@ -140,18 +140,20 @@ WorkerClient::LoadedProblem WorkerClient::load_problem(size_t index) {
   }
 }
 
-void WorkerClient::upload() {
+void WorkerClient::upload(bool fresh) {
   uploaded_ = false;
-  harness_request({{"cmd", "upload"}});
+  uploaded_fresh_ = fresh;
+  harness_request({{"cmd", "upload"}, {"fresh", fresh}});
   uploaded_ = true;
 }
 
-void WorkerClient::begin_upload() {
+void WorkerClient::begin_upload(bool fresh) {
   uploaded_ = false;
+  uploaded_fresh_ = fresh;
   upload_sent_ = false;
   ensure_running();
   try {
-    process_->send({{"cmd", "upload"}});
+    process_->send({{"cmd", "upload"}, {"fresh", fresh}});
     upload_sent_ = true;
   } catch (const WorkerLost&) {
     process_.reset();  // finish_upload() uploads again, with a fresh worker
@@ -168,7 +170,7 @@ void WorkerClient::finish_upload() {
     } catch (const WorkerLost&) {
     }
   }
-  upload();
+  upload(uploaded_fresh_);
 }
 
 LaunchReport WorkerClient::launch(size_t kernel, bool save_output, double timeout_s) {

@@ -36,12 +36,12 @@ class WorkerClient {
   // Loads problem `index`. Throws RuntimeError if the harness's own requests fail twice in a
   // row (the GPU is unusable).
   LoadedProblem load_problem(size_t index);
-  // Uploads the inputs now in shared memory.
-  void upload();
+  // Uploads the inputs now in shared memory; with `fresh`, the fresh inputs too.
+  void upload(bool fresh);
   // The same in two halves, so that the harness computes the reference meanwhile:
   // begin_upload() sends the request, finish_upload() waits for it (and uploads again with a
   // fresh worker if the first was lost).
-  void begin_upload();
+  void begin_upload(bool fresh);
   void finish_upload();
 
   // Kernel requests: throw WorkerLost, naming what happened, when the worker was lost.
@@ -63,6 +63,7 @@ class WorkerClient {
   std::optional<size_t> problem_;  // loaded in the worker (to restore after a loss)
   std::vector<size_t> excluded_;   // kernels of problem_ not to plan (their planning crashed)
   bool uploaded_ = false;
+  bool uploaded_fresh_ = false;     // the last upload had the fresh inputs
   bool upload_sent_ = false;        // begin_upload() sent a request finish_upload() has not awaited
   std::optional<size_t> planning_;  // the kernel the worker said it was planning last
 };

@@ -68,7 +68,7 @@ TimingResult time_launches(const std::function<cudaError_t()>& launch,
   TimingResult result;
   const auto began = std::chrono::steady_clock::now();
   for (;;) {
-    if (hooks.before) NORMBENCH_CUDA_CHECK(hooks.before());
+    if (hooks.before) NORMBENCH_CUDA_CHECK(hooks.before(result.samples_ms.size()));
     // The eviction (tens of microseconds of GPU work) covers the host's launch overhead;
     // without it a short hold does.
     if (evictor && settings.flush_l2)

@@ -27,7 +27,7 @@ class L2Evictor {
 struct SampleHooks {
   // Enqueued before the sample's eviction: poisons the output, so that a launch that does no
   // work leaves poison behind.
-  std::function<cudaError_t()> before;
+  std::function<cudaError_t(size_t sample)> before;
   // Called once after the warm-up launches.
   std::function<void()> after_warmup;
   // Called once the sample and every other stream of the device finished: checks its output

@@ -55,7 +55,7 @@ json handle(const json& request, const WorkerWorld& world, WorkerState& state,
   }
   if (!state.session) return {{"error", "no problem is loaded"}, {"usage", false}};
   if (cmd == "upload") {
-    state.session->upload();
+    state.session->upload(request.value("fresh", false));
     return {{"ok", true}};
   }
   if (cmd == "launch")

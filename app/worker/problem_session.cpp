@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <random>
 
 #include "app/device/activity_trace.hpp"
 #include "app/device/cuda_check.hpp"
@@ -56,8 +57,9 @@ std::optional<std::string> ProblemSession::allocate() {
   for (const KernelPlan& plan : plans_)
     if (!plan.unsupported) workspace = std::max(workspace, plan.workspace_bytes);
   const SharedLayout& l = layout_;
-  const double tensors = static_cast<double>(l.x.bytes + l.residual.bytes + l.weight.bytes +
-                                             l.bias.bytes + l.y.bytes + l.sum.bytes);
+  // The inputs twice: the fresh inputs wait beside them.
+  const double tensors = static_cast<double>(
+      2 * (l.x.bytes + l.residual.bytes + l.weight.bytes + l.bias.bytes) + l.y.bytes + l.sum.bytes);
   const double guards = 6.0 * static_cast<double>(GuardedBuffer::kGuardBytes);
   const double needed = tensors + static_cast<double>(workspace) + guards + 256e6;
   const auto free = static_cast<double>(free_device_memory());
@@ -68,6 +70,10 @@ std::optional<std::string> ProblemSession::allocate() {
   residual_ = DeviceBuffer(l.residual.bytes);
   weight_ = DeviceBuffer(l.weight.bytes);
   bias_ = DeviceBuffer(l.bias.bytes);
+  fresh_x_ = DeviceBuffer(l.fresh_x.bytes);
+  fresh_residual_ = DeviceBuffer(l.fresh_residual.bytes);
+  fresh_weight_ = DeviceBuffer(l.fresh_weight.bytes);
+  fresh_bias_ = DeviceBuffer(l.fresh_bias.bytes);
   y_ = GuardedBuffer(l.y.bytes);
   // Only add_rms_norm has a second output; an empty GuardedBuffer has no guards to check.
   if (problem_.shape.has_residual()) sum_ = GuardedBuffer(l.sum.bytes);
@@ -87,22 +93,51 @@ uint64_t ProblemSession::inputs_fingerprint() const {
   return print;
 }
 
+uint64_t ProblemSession::fresh_inputs_fingerprint() const {
+  uint64_t print = fingerprint(fresh_x_.get(), fresh_x_.bytes());
+  for (const DeviceBuffer* b : {&fresh_residual_, &fresh_weight_, &fresh_bias_})
+    print = combine(print, fingerprint(b->get(), b->bytes()));
+  return print;
+}
+
+cudaError_t ProblemSession::swap_fresh_inputs() const {
+  const cudaStream_t stream = device_.stream;
+  const std::pair<const DeviceBuffer*, const DeviceBuffer*> pairs[] = {
+      {&x_, &fresh_x_},
+      {&residual_, &fresh_residual_},
+      {&weight_, &fresh_weight_},
+      {&bias_, &fresh_bias_}};
+  for (const auto& [input, fresh] : pairs)
+    if (cudaError_t e = swap_contents(input->get(), fresh->get(), input->bytes(), stream);
+        e != cudaSuccess)
+      return e;
+  return cudaSuccess;
+}
+
 uint64_t ProblemSession::outputs_fingerprint() const {
   return combine(fingerprint(y_.get(), y_.bytes()), fingerprint(sum_.get(), sum_.bytes()));
 }
 
-void ProblemSession::upload() {
+void ProblemSession::upload(bool fresh) {
   const cudaStream_t stream = device_.stream;
   upload_slot(shared_, layout_.x, x_, stream);
   upload_slot(shared_, layout_.residual, residual_, stream);
   upload_slot(shared_, layout_.weight, weight_, stream);
   upload_slot(shared_, layout_.bias, bias_, stream);
   inputs_print_ = inputs_fingerprint();
+  has_fresh_ = fresh;
+  if (!fresh) return;
+  upload_slot(shared_, layout_.fresh_x, fresh_x_, stream);
+  upload_slot(shared_, layout_.fresh_residual, fresh_residual_, stream);
+  upload_slot(shared_, layout_.fresh_weight, fresh_weight_, stream);
+  upload_slot(shared_, layout_.fresh_bias, fresh_bias_, stream);
+  fresh_print_ = fresh_inputs_fingerprint();
 }
 
 bool ProblemSession::inputs_unchanged() {
-  const bool same = inputs_fingerprint() == inputs_print_;
-  if (!same) upload();  // the next kernel gets them intact
+  const bool same = inputs_fingerprint() == inputs_print_ &&
+                    (!has_fresh_ || fresh_inputs_fingerprint() == fresh_print_);
+  if (!same) upload(has_fresh_);  // the next kernel gets them intact
   return same;
 }
 
@@ -153,11 +188,14 @@ void ProblemSession::copy_outputs_to(const SharedSlot& y, const SharedSlot& sum)
   NORMBENCH_CUDA_CHECK(cudaStreamSynchronize(device_.stream));
 }
 
-std::optional<LaunchAccount> ProblemSession::account(std::string& escape,
-                                                     const std::string& context) const {
+std::optional<LaunchAccount> ProblemSession::account(size_t k, std::string& escape,
+                                                     std::string& strays,
+                                                     const std::string& context) {
   if (!activity_trace::available()) return std::nullopt;
-  Accounting a = account_launches(activity_trace::collect(), device_.traced);
+  Accounting a = account_launches(activity_trace::collect(), device_.traced, last_kernel_ == k);
+  last_kernel_ = k;
   if (a.escape && escape.empty()) escape = context + *a.escape;
+  if (a.strays && strays.empty()) strays = *a.strays;
   if (a.launches.empty()) return std::nullopt;
   return std::move(a.launches.back());
 }
@@ -175,12 +213,10 @@ LaunchReport ProblemSession::launch(size_t k, bool save_output) {
       error != cudaSuccess) {
     r.launch_error = refused_launch(error);
     std::string ignored;
-    account(ignored, "");  // the refused launch's records go with it
+    account(k, ignored, ignored, "");  // the refused launch's records go with it
     return r;
   }
   r.escaped_us = drain_after(stream);
-  if (auto launch = account(r.activity_escape, ""))
-    r.operations = summarize_operations(*launch, device_.traced);
   NORMBENCH_CUDA_CHECK(check_guards());
   r.output_guard = y_.damage(stream);
   r.sum_guard = sum_.damage(stream);
@@ -188,6 +224,11 @@ LaunchReport ProblemSession::launch(size_t k, bool save_output) {
   r.output_fingerprint = outputs_fingerprint();
   if (save_output) copy_outputs_to(layout_.y, layout_.sum);
   r.inputs_unchanged = inputs_unchanged();
+  // Accounted last, after the checks above, so that work a thread of the kernel enqueues
+  // shortly after its call returned is in this launch's records.
+  NORMBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+  if (auto launch = account(k, r.activity_escape, r.activity_strays, ""))
+    r.operations = summarize_operations(*launch, device_.traced);
   return r;
 }
 
@@ -199,27 +240,53 @@ TimingReport ProblemSession::time(const TimingRequest& request, const L2Evictor&
   const KernelArgs a = args();
   NORMBENCH_CUDA_CHECK(poison_and_arm());
   SampleHooks hooks;
+  // Which samples run on the fresh inputs, swapped in at the same addresses outside the timed
+  // region: a launch that replays an output it stored for these addresses is caught there.
+  std::mt19937_64 pick(request.fresh_seed);
+  auto is_fresh = [&](size_t sample) {
+    const auto s = static_cast<int64_t>(sample);
+    if (!has_fresh_ || request.fresh_sample < 0 || s < request.fresh_sample) return false;
+    if (s == request.fresh_sample) return true;
+    return request.fresh_seed != 0 && pick() % kFreshEvery == 0;
+  };
+  bool fresh = false;  // the sample at hand runs on the fresh inputs
   // Every sample starts from poisoned outputs: a launch that skips its work cannot leave the
   // previous sample's output behind, and no launch can tell the checked ones from the others.
-  hooks.before = [&] { return poison(); };
+  hooks.before = [&](size_t sample) {
+    fresh = is_fresh(sample);
+    if (fresh)
+      if (const cudaError_t e = swap_fresh_inputs(); e != cudaSuccess) return e;
+    return poison();
+  };
+  const size_t k = request.kernel;
   hooks.after_warmup = [&] {
     drain_after(stream);
-    account(r.activity_escape, "warm-up launch: ");
+    account(k, r.activity_escape, r.activity_strays, "warm-up launch: ");
   };
   hooks.after = [&](size_t sample) {
-    if (auto launch = account(r.activity_escape, fmt::format("timed sample {}: ", sample))) {
+    if (auto launch = account(k, r.activity_escape, r.activity_strays,
+                              fmt::format("timed sample {}: ", sample))) {
       r.device_busy_us.push_back(launch->busy_us);
       r.operations = summarize_operations(*launch, device_.traced);
     }
     NORMBENCH_CUDA_CHECK(check_guards());
+    const auto s = static_cast<int64_t>(sample);
+    r.fresh_samples += fresh;
     if (request.deterministic) {
       ++r.outputs_compared;
-      if (outputs_fingerprint() != request.verified_fingerprint && r.first_mismatch < 0)
-        r.first_mismatch = static_cast<int64_t>(sample);
-    } else if (static_cast<int64_t>(sample) == request.saved_sample) {
+      const uint64_t print = outputs_fingerprint();
+      if (fresh && print != request.fresh_fingerprint && r.fresh_mismatch < 0) {
+        r.fresh_mismatch = s;
+        r.fresh_mismatch_replays = print == request.verified_fingerprint;
+      }
+      if (!fresh && print != request.verified_fingerprint && r.first_mismatch < 0)
+        r.first_mismatch = s;
+    } else if (s == request.saved_sample) {
       copy_outputs_to(layout_.sample_y, layout_.sample_sum);
       r.saved_sample = request.saved_sample;
     }
+    if (fresh) NORMBENCH_CUDA_CHECK(swap_fresh_inputs());
+    fresh = false;
     progress(sample);
   };
   try {
@@ -229,8 +296,9 @@ TimingReport ProblemSession::time(const TimingRequest& request, const L2Evictor&
     cudaGetLastError();
     NORMBENCH_CUDA_CHECK(cudaDeviceSynchronize());
     r.launch_error = e.what();
+    if (fresh) NORMBENCH_CUDA_CHECK(swap_fresh_inputs());  // the next kernel's inputs as they were
     std::string ignored;
-    account(ignored, "");  // the refused launch's records go with it
+    account(k, ignored, ignored, "");  // the refused launch's records go with it
     return r;
   }
   // The last sample's outputs, in the launch slots.
@@ -239,6 +307,9 @@ TimingReport ProblemSession::time(const TimingRequest& request, const L2Evictor&
   r.sum_guard = sum_.damage(stream);
   r.workspace_guard = workspace_.damage(stream);
   r.inputs_unchanged = inputs_unchanged();
+  // What the last sample's launch call left behind for later.
+  NORMBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+  account(k, r.activity_escape, r.activity_strays, "after the last timed sample: ");
   return r;
 }
 

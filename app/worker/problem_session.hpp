@@ -34,8 +34,9 @@ class ProblemSession {
 
   // Why the problem does not fit in the GPU's free memory, if it does not; else allocates.
   std::optional<std::string> allocate();
-  // Copies the inputs from shared memory and fingerprints them.
-  void upload();
+  // Copies the inputs from shared memory and fingerprints them; with `fresh`, the fresh inputs
+  // too (app/worker/shared_tensors.hpp), which timed samples may swap in.
+  void upload(bool fresh);
   // One checked launch of kernel `k`; its output goes to the output slot if `save_output`.
   LaunchReport launch(size_t k, bool save_output);
   // Times kernel `k` with the checks of every sample; `progress` is called after each one.
@@ -48,15 +49,19 @@ class ProblemSession {
   cudaError_t poison_and_arm() const;                 // and the guards armed
   cudaError_t check_guards() const;                   // enqueues the guards' checks
   std::vector<const GuardedBuffer*> guarded() const;  // the outputs and the workspace
-  bool inputs_unchanged();                            // restores the inputs if they changed
+  bool inputs_unchanged();  // restores the inputs (and the fresh ones) if they changed
+  cudaError_t swap_fresh_inputs() const;  // exchanges the inputs with the fresh ones
   uint64_t fingerprint(const void* data, size_t bytes) const;
   uint64_t inputs_fingerprint() const;
+  uint64_t fresh_inputs_fingerprint() const;
   uint64_t outputs_fingerprint() const;
   // Copies the outputs to the shared slots of a launch (y, sum) or of a sample.
   void copy_outputs_to(const SharedSlot& y, const SharedSlot& sum) const;
-  // The activity trace's records since the last account (the device drained): the first
-  // escape found goes to `escape` if that is still empty; returns the last launch's account.
-  std::optional<LaunchAccount> account(std::string& escape, const std::string& context) const;
+  // The activity trace's records since the last account (the device drained), launched by
+  // kernel `k`: the first escape found goes to `escape` if that is still empty, operations
+  // another kernel left behind to `strays`; returns the last launch's account.
+  std::optional<LaunchAccount> account(size_t k, std::string& escape, std::string& strays,
+                                       const std::string& context);
 
   const DeviceContext& device_;
   const ProblemConfig& problem_;
@@ -64,9 +69,13 @@ class ProblemSession {
   char* shared_;
   SharedLayout layout_;
   DeviceBuffer x_, residual_, weight_, bias_, scratch_;
+  DeviceBuffer fresh_x_, fresh_residual_, fresh_weight_, fresh_bias_;
+  bool has_fresh_ = false;
+  uint64_t fresh_print_ = 0;
   GuardedBuffer y_, sum_, workspace_;
   uint64_t inputs_print_ = 0;
   CudaEvent launch_start_, launch_stop_;  // around checked launches (the timer has its own)
+  std::optional<size_t> last_kernel_;     // whose launch the trace saw last
 };
 
 }  // namespace normbench

@@ -34,6 +34,10 @@ SharedLayout shared_layout(const ProblemShape& p) {
   place(l.sum, p.has_residual() ? data : 0);
   place(l.sample_y, data);
   place(l.sample_sum, p.has_residual() ? data : 0);
+  place(l.fresh_x, data);
+  place(l.fresh_residual, p.has_residual() ? data : 0);
+  place(l.fresh_weight, p.affine ? params : 0);
+  place(l.fresh_bias, p.has_bias ? params : 0);
   l.end = next;
   return l;
 }

@@ -1,8 +1,10 @@
 // Where a problem's tensors live in the host memory shared with the worker, as the device holds
 // them (the problem's dtype and layout): the inputs the harness writes (x, residual, weight,
 // bias), the slots the worker copies a launch's outputs to (y, and s for add_rms_norm), and
-// second slots for one timed sample's outputs. Harness and worker compute the same layout from
-// the problem; an input or output the problem does not have gets an empty slot.
+// second slots for one timed sample's outputs, and the fresh inputs: another verified input set
+// (the second-to-last trial's), which timed samples the kernel cannot predict run on, written to
+// the same device addresses. Harness and worker compute the same layout from the problem; an
+// input or output the problem does not have gets an empty slot.
 #pragma once
 
 #include <cstddef>
@@ -19,10 +21,11 @@ struct SharedSlot {
 };
 
 struct SharedLayout {
-  SharedSlot x, residual, weight, bias;  // inputs
-  SharedSlot y, sum;                     // a checked launch's outputs
-  SharedSlot sample_y, sample_sum;       // one timed sample's outputs
-  size_t end = 0;                        // bytes in all
+  SharedSlot x, residual, weight, bias;                          // inputs
+  SharedSlot y, sum;                                             // a checked launch's outputs
+  SharedSlot sample_y, sample_sum;                               // one timed sample's outputs
+  SharedSlot fresh_x, fresh_residual, fresh_weight, fresh_bias;  // the fresh inputs
+  size_t end = 0;                                                // bytes in all
 };
 
 SharedLayout shared_layout(const ProblemShape& problem);

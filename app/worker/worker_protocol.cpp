@@ -137,6 +137,7 @@ json to_json(const LaunchReport& r) {
           {"inputs_unchanged", r.inputs_unchanged},
           {"output_fingerprint", r.output_fingerprint},
           {"activity_escape", r.activity_escape},
+          {"activity_strays", r.activity_strays},
           {"operations", operations_json(r.operations)}};
 }
 
@@ -150,6 +151,7 @@ LaunchReport launch_report_from(const json& j) {
   r.inputs_unchanged = j.at("inputs_unchanged");
   r.output_fingerprint = j.at("output_fingerprint");
   r.activity_escape = j.at("activity_escape");
+  r.activity_strays = j.at("activity_strays");
   r.operations = operations_from(j.at("operations"));
   return r;
 }
@@ -159,7 +161,10 @@ json to_json(const TimingRequest& r) {
           {"kernel", r.kernel},
           {"deterministic", r.deterministic},
           {"verified_fingerprint", r.verified_fingerprint},
-          {"saved_sample", r.saved_sample}};
+          {"saved_sample", r.saved_sample},
+          {"fresh_sample", r.fresh_sample},
+          {"fresh_seed", r.fresh_seed},
+          {"fresh_fingerprint", r.fresh_fingerprint}};
 }
 
 TimingRequest timing_request_from(const json& j) {
@@ -168,6 +173,9 @@ TimingRequest timing_request_from(const json& j) {
   r.deterministic = j.at("deterministic");
   r.verified_fingerprint = j.at("verified_fingerprint");
   r.saved_sample = j.at("saved_sample");
+  r.fresh_sample = j.at("fresh_sample");
+  r.fresh_seed = j.at("fresh_seed");
+  r.fresh_fingerprint = j.at("fresh_fingerprint");
   return r;
 }
 
@@ -181,7 +189,11 @@ json to_json(const TimingReport& r) {
           {"outputs_compared", r.outputs_compared},
           {"first_mismatch", r.first_mismatch},
           {"saved_sample", r.saved_sample},
+          {"fresh_samples", r.fresh_samples},
+          {"fresh_mismatch", r.fresh_mismatch},
+          {"fresh_mismatch_replays", r.fresh_mismatch_replays},
           {"activity_escape", r.activity_escape},
+          {"activity_strays", r.activity_strays},
           {"device_busy_us", r.device_busy_us},
           {"operations", operations_json(r.operations)}};
 }
@@ -197,7 +209,11 @@ TimingReport timing_report_from(const json& j) {
   r.outputs_compared = j.at("outputs_compared");
   r.first_mismatch = j.at("first_mismatch");
   r.saved_sample = j.at("saved_sample");
+  r.fresh_samples = j.at("fresh_samples");
+  r.fresh_mismatch = j.at("fresh_mismatch");
+  r.fresh_mismatch_replays = j.at("fresh_mismatch_replays");
   r.activity_escape = j.at("activity_escape");
+  r.activity_strays = j.at("activity_strays");
   r.device_busy_us = j.at("device_busy_us").get<std::vector<double>>();
   r.operations = operations_from(j.at("operations"));
   return r;

@@ -4,7 +4,8 @@
 //   copy_bandwidth            -> {copy_bandwidth}
 //   problem {index, exclude}  -> {planning: k}... {ok | skip: why, plans}
 //                                                             plans and allocates a problem
-//   upload                    -> {ok}                         its inputs from shared memory
+//   upload {fresh}            -> {ok}                         its inputs from shared memory (and
+//                                                             the fresh inputs, if fresh)
 //   launch {kernel, save}     -> LaunchReport                 one checked launch
 //   time {kernel, ...}        -> {progress}... TimingReport   checked timing
 // Any request may instead be answered {fault: why}, after which the worker exits: a CUDA error
@@ -42,6 +43,7 @@ struct LaunchReport {
   // The activity trace: why an operation of the launch ran outside its timed region (empty:
   // none did, or no trace), and the launch's operations.
   std::string activity_escape;
+  std::string activity_strays;  // operations another kernel left behind, seen before this one's
   std::vector<OperationSummary> operations;
 };
 
@@ -51,7 +53,15 @@ struct TimingRequest {
   bool deterministic = false;  // compare each sample's fingerprint with verified_fingerprint
   uint64_t verified_fingerprint = 0;
   int64_t saved_sample = -1;  // otherwise: copy this sample's output to the sample slot
+  // Samples on the fresh inputs (uploaded with the last trial's): `fresh_sample`, and after it
+  // one in kFreshEvery chosen by a generator seeded with `fresh_seed` (0: no others). A
+  // deterministic kernel's output there must have `fresh_fingerprint`, its verified output of
+  // those inputs.
+  int64_t fresh_sample = -1;
+  uint64_t fresh_seed = 0;
+  uint64_t fresh_fingerprint = 0;
 };
+inline constexpr uint64_t kFreshEvery = 8;
 
 // The timing and what the worker saw of the timed launches.
 struct TimingReport {
@@ -65,10 +75,14 @@ struct TimingReport {
   int64_t first_mismatch = -1;  // the first of those that differed, -1 if none
   int64_t saved_sample = -1;    // the sample in the sample slot, -1 if none; otherwise the
                                 // last sample's output is in the output slot
+  int fresh_samples = 0;        // samples run on the fresh inputs
+  int64_t fresh_mismatch = -1;  // the first of those (deterministic) without its verified output
+  bool fresh_mismatch_replays = false;  // ... whose output was the other inputs' verified one
   // The activity trace: the first operation outside its launch's timed region ("timed sample
   // 3: ran 1 kernel on ..."), the device time of each sample's operations, the last sample's
   // operations. Empty without a trace.
   std::string activity_escape;
+  std::string activity_strays;
   std::vector<double> device_busy_us;
   std::vector<OperationSummary> operations;
 };

@@ -31,8 +31,8 @@ class LogBuilder {
   }
   LogBuilder& memcpy(uint32_t stream, uint64_t bytes) {
     const uint32_t c = call();
-    log_.operations.push_back({OperationKind::memcpy, "DtoD", stream, c, clock_, clock_ + 1000,
-                               bytes});
+    log_.operations.push_back(
+        {OperationKind::memcpy, "DtoD", stream, c, clock_, clock_ + 1000, bytes});
     clock_ += 1100;
     return *this;
   }
@@ -131,8 +131,7 @@ TEST(ActivityAccounting, AJoinWithoutAForkCouldStartBeforeTheTimedStart) {
   });
   const Accounting a = account(b);
   ASSERT_TRUE(a.escape);
-  EXPECT_NE(a.escape->find("it did not wait for the given stream's timed start"),
-            std::string::npos)
+  EXPECT_NE(a.escape->find("it did not wait for the given stream's timed start"), std::string::npos)
       << *a.escape;
 }
 
@@ -167,6 +166,22 @@ TEST(ActivityAccounting, AnotherThreadLaunchingAfterTheCallReturnedCountsAgainst
             "its launch call: by another thread, or after the call returned)");
   ASSERT_EQ(a.launches.size(), 1u);
   EXPECT_EQ(a.launches[0].operations.size(), 2u);
+}
+
+TEST(ActivityAccounting, WorkLeftByAnotherKernelBeforeTheFirstLaunchIsAStrayNotAnEscape) {
+  LogBuilder b;
+  b.unmarked().kernel(kGiven, kSpin, 1100);  // the thread of the kernel that ran before
+  b.traced(1, [](LogBuilder& l) { l.kernel(kGiven); });
+  const Accounting other = account_launches(b.log(), kStreams, /*same_kernel_before=*/false);
+  EXPECT_FALSE(other.escape) << *other.escape;
+  ASSERT_TRUE(other.strays);
+  EXPECT_EQ(*other.strays,
+            "1 operation enqueued by no launch call: rms_norm_rows<bf16, 8>, 1.1 us");
+  EXPECT_EQ(other.launches[0].operations.size(), 1u);
+  // The same kernel's: its own thread, charged to it.
+  const Accounting same = account(b);
+  ASSERT_TRUE(same.escape);
+  EXPECT_FALSE(same.strays);
 }
 
 TEST(ActivityAccounting, AnotherThreadsWorkInsideTheTimedRegionIsInside) {
@@ -230,9 +245,10 @@ TEST(ActivityAccounting, KernelNamesAreShortenedForReaders) {
   EXPECT_EQ(operation_display_name(op), "rms_norm_rows<bf16, 8>");
   op.name = "triton_red_fused_native_layer_norm_0";
   EXPECT_EQ(operation_display_name(op), "triton_red_fused_native_layer_norm_0");
-  op.name = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
-            "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, "
-            "at::detail::Array<char*, 1>)";
+  op.name =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+      "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, "
+      "at::detail::Array<char*, 1>)";
   EXPECT_EQ(operation_display_name(op), "vectorized_elementwise_kernel<...>");
   op.kind = OperationKind::memset;
   op.bytes = 268435456;

@@ -254,6 +254,11 @@ TEST(ReportRender, WhatRanOnTheDeviceIsAColumnAndALineWhereItIsNotOneKernel) {
                        "- group_norm.side_stream ran 1 kernel, 1 memset: spin 1.100 \u00b5s "
                        "(69%) on the other stream, memset 4.1 KB 500.0 ns (31%)"))
       << md;
+  EXPECT_TRUE(contains(md,
+                       "; before its first launch the device also ran 1 operation enqueued "
+                       "by no launch call: copy, 2.0 us (left by the kernel before it, not "
+                       "charged to this one)"))
+      << md;
   EXPECT_FALSE(contains(md, "- layer_norm.naive ran")) << md;  // one kernel on the given stream
   EXPECT_TRUE(contains(md, "traced: no activity trace on GPU 0 (no libcupti)")) << md;
   const std::string html = render_html(model);

@@ -91,14 +91,14 @@ RunReport sample_report() {
   naive.is_baseline = true;
   naive.trials = {trial(0, true, 1e-7, 2e-6, 3e-8), trial(1, true, 2e-7, 1e-6, 4e-8)};
   naive.timing = timing({2.0, 4.0, 3.0});
-  naive.timing_checks = TimingChecks{3, "bitwise", 4.0};
+  naive.timing_checks = TimingChecks{3, "bitwise", 4.0, 1};
   naive.deterministic = true;
   naive.bandwidth_gb_per_s = 50.0;
   naive.percent_of_copy = 2.5;
   naive.speedup_vs_baseline = 1.0;
   naive.baseline_id = "layer_norm.naive";
   naive.activity = KernelActivity{
-      {{OperationKind::kernel, "layer_norm_rows<float>", "given", 2.9}}, true, 0.0029};
+      {{OperationKind::kernel, "layer_norm_rows<float>", "given", 2.9}}, true, 0.0029, ""};
   ln.kernels.push_back(naive);
 
   KernelResult fast = kernel("layer_norm.fast", KernelStatus::failed, "2 of 32 elements differ");
@@ -124,7 +124,8 @@ RunReport sample_report() {
   side.activity = KernelActivity{{{OperationKind::kernel, "spin", "other", 1.1},
                                   {OperationKind::memset, "memset 4.1 KB", "given", 0.5}},
                                  false,
-                                 std::nullopt};
+                                 std::nullopt,
+                                 "1 operation enqueued by no launch call: copy, 2.0 us"};
   gn.kernels.push_back(side);
 
   r.problems.push_back(gn);
@@ -269,8 +270,10 @@ TEST(Report, ProblemsAndKernels) {
   EXPECT_EQ(naive["timing"]["samples_ms"], json({2.0, 4.0, 3.0}));
   EXPECT_EQ(naive["timing"]["stop_reason"], "converged");
   EXPECT_EQ(naive["timing"]["median_ci_ms"], json({2.0, 4.0}));
-  EXPECT_EQ(naive["timing"]["checks"],
-            json({{"outputs_checked", 3}, {"method", "bitwise"}, {"escaped_work_us", 4.0}}));
+  EXPECT_EQ(naive["timing"]["checks"], json({{"outputs_checked", 3},
+                                             {"method", "bitwise"},
+                                             {"escaped_work_us", 4.0},
+                                             {"fresh_inputs", 1}}));
   EXPECT_EQ(naive["deterministic"], true);
   EXPECT_EQ(naive["bandwidth"]["suspicious"], false);
   EXPECT_EQ(naive["bandwidth"]["percent_of_copy"], 2.5);
