@@ -75,9 +75,9 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
         auto* k = reinterpret_cast<CUpti_ActivityKernel10*>(record);
         std::snprintf(line, sizeof line,
-                      "kernel   corr %u stream %u %.40s  %.2f..%.2f us (%.2f us) graph %llu", k->correlationId,
-                      k->streamId, k->name, rel(k->start), rel(k->end), (k->end - k->start) / 1e3,
-                      (unsigned long long)k->graphId);
+                      "kernel   corr %u stream %u %.40s  %.2f..%.2f us (%.2f us) graph %llu",
+                      k->correlationId, k->streamId, k->name, rel(k->start), rel(k->end),
+                      (k->end - k->start) / 1e3, (unsigned long long)k->graphId);
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -96,9 +96,10 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
       }
       case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
         auto* e = reinterpret_cast<CUpti_ActivityCudaEvent2*>(record);
-        std::snprintf(line, sizeof line, "event    corr %u stream %u event %u sync %llu dev %.2f us",
-                      e->correlationId, e->streamId, e->eventId,
-                      (unsigned long long)e->cudaEventSyncId, rel(e->deviceTimestamp));
+        std::snprintf(line, sizeof line,
+                      "event    corr %u stream %u event %u sync %llu dev %.2f us", e->correlationId,
+                      e->streamId, e->eventId, (unsigned long long)e->cudaEventSyncId,
+                      rel(e->deviceTimestamp));
         break;
       }
       case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
@@ -130,12 +131,15 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
   free(buffer);
 }
 
-const CUpti_ActivityKind kKinds[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-    CUPTI_ACTIVITY_KIND_MEMSET,            CUPTI_ACTIVITY_KIND_CUDA_EVENT,
-    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,   CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+const CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                     CUPTI_ACTIVITY_KIND_MEMCPY,
+                                     CUPTI_ACTIVITY_KIND_MEMSET,
+                                     CUPTI_ACTIVITY_KIND_CUDA_EVENT,
+                                     CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+                                     CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
 
-// PROBE_KINDS: a mask over kKinds (bit i enables kKinds[i]) for the overhead blocks; all by default.
+// PROBE_KINDS: a mask over kKinds (bit i enables kKinds[i]) for the overhead blocks; all by
+// default.
 unsigned g_mask = ~0u;
 void tracing(bool on) {
   int i = -1;
@@ -282,7 +286,8 @@ int main(int argc, char** argv) {
   if (only != "overhead") return 0;
   tracing(false);
   if (const char* m = std::getenv("PROBE_KINDS")) g_mask = std::strtoul(m, nullptr, 0);
-  if (std::getenv("PROBE_NO_EVENT_TIMESTAMPS")) CUPTI(cuptiActivityEnableCudaEventDeviceTimestamps(0));
+  if (std::getenv("PROBE_NO_EVENT_TIMESTAMPS"))
+    CUPTI(cuptiActivityEnableCudaEventDeviceTimestamps(0));
   std::printf("kinds mask 0x%x, runtime kind %d\n", g_mask, (int)runtime_kind);
   // Overhead on event-timed medians.
   g_print = false;
@@ -316,12 +321,14 @@ int main(int argc, char** argv) {
   {
     const auto t0 = std::chrono::steady_clock::now();
     CUPTI(cuptiActivityFlushAll(1));
-    std::printf("one forced flush: %.1f us\n",
-                std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    std::printf(
+        "one forced flush: %.1f us\n",
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
     const auto t1 = std::chrono::steady_clock::now();
     CUPTI(cuptiActivityFlushAll(0));
-    std::printf("one plain flush: %.1f us\n",
-                std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t1).count());
+    std::printf(
+        "one plain flush: %.1f us\n",
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t1).count());
   }
   for (int block = 0; block < 2; ++block) {
     const bool on = block % 2 == 1;
@@ -333,9 +340,10 @@ int main(int argc, char** argv) {
         us.push_back(sample(big, on, &h));
         host.push_back(h);
       }
-      std::printf("block %d tracing %-3s %-10s median %.3f us  min %.3f  (drain+flush median %.1f us)\n",
-                  block, on ? "on" : "off", big ? "copy 268MB" : "spin 2us", median(us),
-                  *std::min_element(us.begin(), us.end()), median(host));
+      std::printf(
+          "block %d tracing %-3s %-10s median %.3f us  min %.3f  (drain+flush median %.1f us)\n",
+          block, on ? "on" : "off", big ? "copy 268MB" : "spin 2us", median(us),
+          *std::min_element(us.begin(), us.end()), median(host));
     }
   }
   CUPTI(cuptiActivityFlushAll(1));
