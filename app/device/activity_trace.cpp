@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <string>
 
 namespace normbench::activity_trace {
 
@@ -152,6 +153,9 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buff
 }  // namespace
 
 std::optional<std::string> start() {
+  // Off on request: another tool (nsys, ncu) may want CUPTI to itself.
+  if (const char* off = std::getenv("NORMBENCH_ACTIVITY_TRACE"); off && std::string(off) == "off")
+    return std::string("turned off (NORMBENCH_ACTIVITY_TRACE=off)");
   if (auto why = load()) return why;
   // One buffer for all threads: with per-thread buffers (CUPTI 13's default) the records of a
   // thread a kernel leaves behind may stay in that thread's buffer.
@@ -184,9 +188,16 @@ bool available() {
 TracedStreams traced_streams(cudaStream_t given) {
   TracedStreams s;
   if (!tracing) return s;
-  cupti.stream_id(nullptr, reinterpret_cast<CUstream>(given), 0, &s.given);
-  cupti.stream_id(nullptr, nullptr, 0, &s.legacy);
-  cupti.stream_id(nullptr, reinterpret_cast<CUstream>(cudaStreamPerThread), 1, &s.per_thread);
+  // The default streams are the context's: CUPTI resolves them only with the context named.
+  // The driver's cuCtxGetCurrent, from the libcuda the runtime loaded (normbench links the
+  // runtime statically and the driver not at all).
+  CUcontext context = nullptr;
+  if (void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD))
+    if (auto current = reinterpret_cast<CUresult (*)(CUcontext*)>(dlsym(driver, "cuCtxGetCurrent")))
+      current(&context);
+  cupti.stream_id(context, reinterpret_cast<CUstream>(given), 0, &s.given);
+  cupti.stream_id(context, nullptr, 0, &s.legacy);
+  cupti.stream_id(context, reinterpret_cast<CUstream>(cudaStreamPerThread), 1, &s.per_thread);
   return s;
 }
 

@@ -3,8 +3,9 @@
 // (app/check/activity_accounting.hpp says what is concluded from them).
 //
 // libcupti is loaded at run time (it ships with the CUDA toolkit, not the driver): where it is
-// missing or refuses (another profiler attached, no permission), tracing is unavailable, the
-// report says why, and the checks that need no trace still apply.
+// missing or refuses (another profiler attached, no permission), or NORMBENCH_ACTIVITY_TRACE=off
+// asks so, tracing is unavailable, the report says why, and the checks that need no trace still
+// apply.
 //
 // Measured on the H100 (scripts/probes/cupti_accounting.cu): with kernel records but without
 // the runtime API's records, every event-timed kernel took 13-14 us longer; with both, the
