@@ -195,7 +195,8 @@ std::string activity_detail(const std::vector<OperationSummary>& ops,
     const OperationSummary& op = ops[i];
     out += fmt::format("{} {} {}", i == 0 ? "" : ",", op.name, format_time(op.duration_us / 1e3));
     if (total_us > 0.0) out += fmt::format(" ({:.0f}%)", 100.0 * op.duration_us / total_us);
-    if (op.stream != "given") out += " on the " + op.stream + " stream";
+    // Off the given stream, where the trace knew the stream ("unknown": PyTorch's profiler).
+    if (op.stream != "given" && op.stream != "unknown") out += " on the " + op.stream + " stream";
   }
   if (ops.size() > kShown) out += fmt::format(", and {} more", ops.size() - kShown);
   if (device_median_ms && event_median_ms)

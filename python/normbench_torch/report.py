@@ -34,7 +34,8 @@ def kernel_json(k, p, copy):
     return {"id": k["id"], "description": k["description"], "is_baseline": False,
             "origin": k["origin"], "status": k["status"], "reason": k["reason"] or None,
             "deterministic": k["deterministic"], "verification": verification,
-            "timing": timing, "bandwidth": bandwidth, "speedup": None}
+            "timing": timing, "bandwidth": bandwidth, "speedup": None,
+            "activity": k.get("activity")}
 
 
 def problem_json(r, copy):

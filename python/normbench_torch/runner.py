@@ -11,6 +11,7 @@ the candidates not yet run are `not_run`."""
 import random
 import sys
 
+from .activity import activity, trace_call
 from .checks import (copy_floor_failure, escaped_failure, escaped_limit_us, gpu_bytes_needed,
                      outputs_of, same_outputs)
 from .gpu import device_busy_after_us
@@ -46,7 +47,8 @@ def escaped_work_us(torch):
 def new_kernel(candidate, p):
     return {"id": candidate.id, "description": candidate.describe(p), "origin": candidate.origin,
             "status": "not_run", "reason": "", "trials": [], "timing": None, "checks": None,
-            "deterministic": None, "instance": None, "escaped": [], "pending": False}
+            "deterministic": None, "instance": None, "escaped": [], "pending": False,
+            "activity": None}
 
 
 def fail(k, status, reason):
@@ -145,6 +147,7 @@ def run_problem(ctx, p, candidates, results):
         verified = last_outputs.pop(k["id"])
         try:
             check_second_call(ctx, p, k, tensors, verified)
+            note_activity(ctx, k, tensors)
             if k["pending"]:
                 time_candidate(ctx, p, k, tensors, verified)
         except Exception as e:
@@ -165,6 +168,19 @@ def check_second_call(ctx, p, k, tensors, verified):
     why = escaped_failure(us, call_ms)
     if why:
         fail(k, "failed", why)
+
+
+def note_activity(ctx, k, tensors):
+    """What one more call ran on the device (activity.py). A profiler that fails leaves the
+    kernel without it: the checks do not depend on it."""
+    try:
+        operations = trace_call(ctx.torch, lambda: k["instance"].call(*call_arguments(tensors)))
+    except Exception as e:  # the profiler, or the call: the call's own failures show elsewhere
+        if is_cuda_failure(e):
+            raise
+        progress("%s: no activity trace: %s" % (k["id"], str(e).strip()[:200]))
+        return
+    k["activity"] = activity(operations, k["id"])
 
 
 def time_candidate(ctx, p, k, tensors, verified):

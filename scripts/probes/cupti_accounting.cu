@@ -6,8 +6,9 @@
 //      returned, a fork/join over two streams with events, a copy and a memset on another
 //      stream): each operation's stream, correlation and external correlation ids, the event
 //      records and stream waits with their sync ids.
-//   2. Overhead: medians of a 2 us kernel and a 268 MB copy, L2 evicted before each sample, with
-//      tracing off and on in alternating blocks; and the host cost of flushing the records.
+//   2. Overhead: medians of a 2 us kernel and a 268 MB copy (PROBE_MEMSET: each after a memset
+//      of 64 bytes), L2 evicted before each sample, with tracing off and on in alternating
+//      blocks; and the host cost of flushing the records. PROBE_KINDS picks the kinds traced.
 //
 //   nvcc -O3 -arch=sm_90 -o cupti_accounting scripts/probes/cupti_accounting.cu -lcupti \
 //        -L/usr/local/cuda/lib64 && ./cupti_accounting
@@ -303,6 +304,7 @@ int main(int argc, char** argv) {
   auto sample = [&](bool big, bool flush, double* host_us) {
     evict<<<132 * 4, 512, 0, given>>>(e, evict_bytes / 16, sink);
     CHECK(cudaEventRecord(start, given));
+    if (std::getenv("PROBE_MEMSET")) CHECK(cudaMemsetAsync(out, 0, 64, given));
     if (big)
       copy<<<132 * 4, 512, 0, given>>>(a, b, copy_bytes / 16);
     else

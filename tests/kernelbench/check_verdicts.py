@@ -2,7 +2,8 @@
 """python -m normbench_torch on the GPU, each check a run whose every verdict is known:
 
 1. KernelBench adapter: every submission in this folder on configs/smoke.json; each must end as
-   its docstring's first word says (on every problem of its op; others not_supported or error).
+   its docstring's first word says (on every problem of its op; others not_supported or error),
+   what it ran traced, and those built on PyTorch's kernels alone labelled so.
 2. Formats (low_precision.json: bfloat16/float16, float32 weights, channels-last GroupNorm, no
    bias, rms_norm, add_rms_norm): torch.eager and torch.compile pass everywhere with every
    output checked; rms_callables.py's right, low_precision_sum and s_not_stored end as their
@@ -48,7 +49,10 @@ EXPECTED = {
     "group_norm_right": ("group_norm", {"passed"}),
     # n - 1 is visible at the tolerance on short rows only: required there, allowed elsewhere.
     "wrong_unbiased": ("layer_norm", {"failed", "passed"}),
+    "fallback_to_pytorch": ("layer_norm", {"passed"}),
 }
+# Whose passed results must say that only PyTorch's own kernels ran (their activity's label).
+PYTORCH_ONLY = {"fallback_to_pytorch", "right_float64", "group_norm_right"}
 MUST_FAIL_ON = {"wrong_unbiased": {"ln_short_rows", "ln_normal_inputs"}}
 RMS_OPS = ("rms_norm", "add_rms_norm")
 
@@ -105,6 +109,13 @@ for p in (report or {}).get("problems", []):
         else:
             allowed = {"not_supported"}
         expect(name, p, k, allowed)
+        if k["status"] == "passed":
+            activity = k.get("activity") or {}
+            if not activity.get("operations"):
+                wrong.append("%s on %s: no device operation traced" % (name, p["id"]))
+            labelled = "only PyTorch's own kernels ran" in activity.get("label", "")
+            if labelled != (name in PYTORCH_ONLY):
+                wrong.append("%s on %s: label %r" % (name, p["id"], activity.get("label")))
 wrong += ["missing: %s" % m for m in sorted(set(EXPECTED) - seen)]
 if report and code != 1:
     wrong.append("submissions: exit %d, expected 1" % code)

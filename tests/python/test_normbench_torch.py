@@ -352,8 +352,41 @@ class Integrity(unittest.TestCase):
 
 
 @needs_numpy
+class Activity(unittest.TestCase):
+    """What one call ran, from profiler event names as PyTorch 2.11 gives them on the H100."""
+
+    LAYER_NORM = ("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>"
+                  "(int, float, float const*, float const*, float const*, float*, float*, float*)")
+
+    def test_names_are_shortened_as_normbench_shortens_them(self):
+        from normbench_torch.activity import operation, short_name
+        self.assertEqual(short_name(self.LAYER_NORM), "vectorized_layer_norm_kernel<float, float>")
+        self.assertEqual(short_name("triton_per_fused_native_layer_norm_0"),
+                         "triton_per_fused_native_layer_norm_0")
+        self.assertEqual(operation("Memcpy DtoD (Device -> Device)", 1.5)["name"], "memcpy DtoD")
+        self.assertEqual(operation("Memset (Device)", 0.8)["kind"], "memset")
+
+    def test_a_submission_that_ran_only_pytorchs_kernels_is_labelled(self):
+        from normbench_torch.activity import PYTORCH_ONLY, activity, operation
+        fallback = [operation(self.LAYER_NORM, 12.0)]
+        self.assertEqual(activity(fallback, "kernelbench.fallback")["label"], PYTORCH_ONLY)
+        # PyTorch's own candidates are PyTorch: no label.
+        self.assertNotIn("label", activity(fallback, "torch.eager"))
+        # A kernel of its own (load_inline, Triton) among PyTorch's: no label.
+        own = fallback + [operation("layer_norm_kernel(float const*, float*, int)", 8.0)]
+        self.assertNotIn("label", activity(own, "kernelbench.mine"))
+        self.assertNotIn("label", activity(
+            [operation("triton_per_fused_native_layer_norm_0", 9.0)], "kernelbench.triton"))
+        self.assertNotIn("full_name", activity(fallback, "x")["operations"][0])
+
+
 class Report(unittest.TestCase):
     """A report built by the package's own writer, from made-up results, read by normbench."""
+
+    @staticmethod
+    def fallback_activity():
+        from normbench_torch.activity import activity, operation
+        return activity([operation(Activity.LAYER_NORM, 12.0)], "kernelbench.fallback")
 
     def make_report(self):
         from normbench_torch.report import build_report
@@ -377,7 +410,10 @@ class Report(unittest.TestCase):
                                      first_mismatches=mismatches)], timing=timing, checks=None),
                    dict(id="callable.m.f", description="d", origin="m:f", status="error",
                         reason="cannot import m:f: ModuleNotFoundError: No module named 'm'",
-                        deterministic=None, trials=[], timing=None, checks=None)]
+                        deterministic=None, trials=[], timing=None, checks=None),
+                   dict(id="kernelbench.fallback", description="d", origin="fallback.py",
+                        status="passed", reason="", trials=[trial], timing=timing, checks=checks,
+                        deterministic=True, activity=self.fallback_activity())]
         results = [{"problem": p, "kernels": kernels, "skipped": False, "reason": ""}]
         device = {"index": 0, "name": "NVIDIA H100 80GB HBM3", "sm_count": 132, "compute_capability": "9.0",
                   "memory_bytes": 85017493504, "l2_bytes": 52428800, "memory_clock_khz": None,
@@ -419,6 +455,10 @@ class Report(unittest.TestCase):
             done = subprocess.run([NORMBENCH, "report", path, "--out", "-"], capture_output=True, text=True)
             self.assertEqual(done.returncode, 0, done.stderr)
             self.assertIn("kernelbench.mine", done.stdout)
+            # What the fallback ran, labelled, in the column and a line of its own.
+            self.assertIn("only PyTorch's own kernels ran: none of the submission's", done.stdout)
+            self.assertIn("kernelbench.fallback ran 1 kernel: vectorized_layer_norm_kernel<float, float>",
+                          done.stdout.replace("\\", ""))
 
 
 if __name__ == "__main__":
