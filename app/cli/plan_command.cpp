@@ -15,6 +15,7 @@
 #include "app/inputs/inputs.hpp"
 #include "app/plugin/plugin_loader.hpp"
 #include "app/results/report_writer.hpp"
+#include "app/run/problem_runner.hpp"
 #include "app/run/work_plan.hpp"
 #include "app/util/version.hpp"
 #include "reference/normalization_reference.hpp"
@@ -109,7 +110,10 @@ int plan(const PlanOptions& o) {
   json problems = json::array();
   for (const PlannedProblem& p : planned) {
     const ProblemConfig& c = *p.problem;
-    const int trials = o.trials > 0 ? o.trials : c.trials;
+    // As a timed run makes them: at least two (the second-to-last is the timing's fresh inputs).
+    RunSettings timed;
+    timed.trials_override = trials_override;
+    const int trials = trials_to_run(c, timed);
     const uint64_t base = o.seed.empty() ? c.seed : parse_seed_option(o.seed);
     json seeds = json::array();
     for (int t = 0; t < trials; ++t) seeds.push_back(base + static_cast<uint64_t>(t));
