@@ -8,6 +8,8 @@
 #include <map>
 #include <memory>
 
+#include "app/util/shown_text.hpp"
+
 namespace normbench {
 
 namespace {
@@ -295,6 +297,8 @@ const char* to_string(OperationKind kind) {
 
 namespace {
 
+constexpr size_t kLongestName = 120;
+
 std::string demangled(const std::string& symbol) {
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> name(
@@ -348,7 +352,8 @@ std::string byte_text(uint64_t bytes) {
 std::string operation_display_name(const DeviceOperation& op) {
   switch (op.kind) {
     case OperationKind::kernel:
-      return short_function_name(demangled(op.name));
+      // The name comes from the kernel's own binary: bounded, control characters escaped.
+      return shown(short_function_name(demangled(op.name)), kLongestName);
     case OperationKind::memcpy:
       return fmt::format("memcpy {} {}", op.name, byte_text(op.bytes));
     case OperationKind::memset:

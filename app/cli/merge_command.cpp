@@ -8,6 +8,7 @@
 #include "app/results/merge_shards.hpp"
 #include "app/util/atomic_file.hpp"
 #include "app/util/errors.hpp"
+#include "app/util/json_text.hpp"
 #include "app/util/timestamp.hpp"
 
 namespace normbench {
@@ -21,13 +22,14 @@ struct MergeOptions {
 };
 
 int merge(const MergeOptions& o, const std::vector<std::string>& command_line) {
+  check_output_path(o.out);  // before reading the inputs
   refuse_overwriting_inputs("--out", o.out, o.inputs);
   std::vector<ShardReport> shards;
   for (const auto& path : o.inputs) shards.push_back(read_shard_report(path));
   const MergedReport merged =
       merge_shard_reports(shards, o.allow_mismatch, command_line, utc_now_iso8601());
   for (const auto& w : merged.warnings) std::fprintf(stderr, "normbench: warning: %s\n", w.c_str());
-  write_file_atomically(o.out, merged.report.dump(2) + "\n");
+  write_file_atomically(o.out, json_text(merged.report) + "\n");
   const auto& summary = merged.report.at("summary");
   std::printf(
       "merged %zu shards: %d kernels of %zu problems (%d passed, %d failed, %d error) -> %s\n",

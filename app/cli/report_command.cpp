@@ -15,6 +15,7 @@
 #include "app/results/report_reader.hpp"
 #include "app/util/atomic_file.hpp"
 #include "app/util/errors.hpp"
+#include "app/util/shown_text.hpp"
 
 namespace normbench {
 
@@ -47,7 +48,7 @@ std::string output_format(const ReportOptions& o) {
   if (ends_with(out, ".md") || ends_with(out, ".markdown")) return "markdown";
   if (ends_with(out, ".xml")) return "junit";
   if (ends_with(out, ".csv")) return "csv";
-  throw UsageError("--out " + o.out +
+  throw UsageError("--out " + shown(o.out) +
                    ": cannot tell the format from the name; allowed: a name ending in .html, "
                    ".htm, .md, .markdown, .xml (JUnit) or .csv, or --format "
                    "html|markdown|junit|csv");
@@ -61,7 +62,10 @@ std::string render(const ReportModel& model, const std::string& format) {
 }
 int report(const ReportOptions& o) {
   const std::string format = output_format(o);
-  if (o.out != "-") refuse_overwriting_inputs("--out", o.out, o.inputs);
+  if (o.out != "-") {
+    check_output_path(o.out);  // before reading the inputs, and before creating any folder
+    refuse_overwriting_inputs("--out", o.out, o.inputs);
+  }
   std::vector<LoadedReport> reports;
   for (const auto& path : o.inputs) reports.push_back(read_report_file(path));
   const ReportModel model = merge_reports(reports, o.allow_mismatch);

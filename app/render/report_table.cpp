@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "app/render/report_format.hpp"
+#include "app/util/shown_text.hpp"
 
 namespace normbench {
 
@@ -62,12 +63,15 @@ std::string kernel_line(const KernelResult& k) {
   std::string line =
       fmt::format("  {:<50} {:<13} {} {} {} {:>8} {:>4}\n", name, to_string(k.status), timing,
                   bandwidth, speedup, error, deterministic);
-  if (!k.reason.empty()) line += fmt::format("      {}\n", k.reason);
+  // A plugin's reason may hold anything: no escape sequences reach the terminal.
+  if (!k.reason.empty()) line += fmt::format("      {}\n", terminal_safe(k.reason));
+  // Kernel names come from the kernel's own binary: as untrusted as its reason.
   if (k.activity)
     line += fmt::format(
         "      ran {}\n",
-        activity_detail(k.activity->operations, k.activity->device_median_ms,
-                        timed ? std::optional<double>(k.timing->summary.median) : std::nullopt));
+        terminal_safe(activity_detail(
+            k.activity->operations, k.activity->device_median_ms,
+            timed ? std::optional<double>(k.timing->summary.median) : std::nullopt)));
   return line;
 }
 }  // namespace
