@@ -67,11 +67,11 @@ std::string kernel_line(const KernelResult& k) {
   if (!k.reason.empty()) line += fmt::format("      {}\n", terminal_safe(k.reason));
   // Kernel names come from the kernel's own binary: as untrusted as its reason.
   if (k.activity)
-    line += fmt::format(
-        "      ran {}\n",
-        terminal_safe(activity_detail(
-            k.activity->operations, k.activity->device_median_ms,
-            timed ? std::optional<double>(k.timing->summary.median) : std::nullopt)));
+    line +=
+        fmt::format("      ran {}\n",
+                    terminal_safe(activity_detail(
+                        k.activity->operations, k.activity->device_median_ms,
+                        timed ? std::optional<double>(k.timing->summary.median) : std::nullopt)));
   return line;
 }
 }  // namespace

@@ -46,8 +46,9 @@ TEST(CompareHostileReports, GateSettingsOutsideTheirRangeAreRefused) {
       {"--alpha 0.6", "--alpha: 0.6 is out of range"},
       {"--alpha inf", "--alpha: inf is out of range"},
       {"--alpha ''", "--alpha:  is out of range"},
-      {"--max-slowdown nan", "--max-slowdown: nan is out of range; allowed: a finite number from "
-                             "0 to 100"},
+      {"--max-slowdown nan",
+       "--max-slowdown: nan is out of range; allowed: a finite number from "
+       "0 to 100"},
       {"--max-slowdown inf", "--max-slowdown: inf is out of range"},
       {"--max-slowdown -0.1", "--max-slowdown: -0.1 is out of range"},
       {"--max-slowdown 1e400", "--max-slowdown: 1e400 is out of range"},

@@ -93,7 +93,8 @@ TEST_F(HostileInputs, AnOutputThatIsNotARegularFileIsNeverReplaced) {
   testing::write_text(dir_.file("target.json"), "kept");
   fs::create_symlink("target.json", dir_.file("link.json"));
   ASSERT_EQ(::mkfifo(dir_.file("fifo.json").c_str(), 0600), 0);
-  const std::string report = quoted(testing::source_path("tests/fixtures/h100_kernelbench_v1.json"));
+  const std::string report =
+      quoted(testing::source_path("tests/fixtures/h100_kernelbench_v1.json"));
   const std::string shard = quoted(testing::source_path("tests/fixtures/merge/shard1of2.json"));
   const struct {
     std::string args;
@@ -124,7 +125,8 @@ TEST_F(HostileInputs, PathsThatAreNotUtf8StillGiveJson) {
   testing::write_text(dir_.file(odd), kConfig);
   const CliRun plan = normbench("plan --json --config " + quoted(odd));
   ASSERT_EQ(plan.exit_code, 0) << plan.err;
-  EXPECT_EQ(nlohmann::json::parse(plan.out)["config"]["source"], "odd\xef\xbf\xbd\xef\xbf\xbd.json");
+  EXPECT_EQ(nlohmann::json::parse(plan.out)["config"]["source"],
+            "odd\xef\xbf\xbd\xef\xbf\xbd.json");
 
   const std::string baseline = testing::source_path("tests/fixtures/compare/baseline.json");
   fs::copy_file(baseline, dir_.file(odd), fs::copy_options::overwrite_existing);
@@ -138,8 +140,8 @@ TEST_F(HostileInputs, PathsThatAreNotUtf8StillGiveJson) {
 
 TEST_F(HostileInputs, EmptyOptionValuesAreRefusedNotTakenAsDefaults) {
   for (const std::string command : {"run", "plan"})
-    for (const std::string option : {"--config", "--seed", "--shard", "--problem", "--kernel",
-                                     "--plugin"}) {
+    for (const std::string option :
+         {"--config", "--seed", "--shard", "--problem", "--kernel", "--plugin"}) {
       const CliRun r = normbench(command + " " + option + " ''");
       EXPECT_EQ(r.exit_code, 2) << command << " " << option << "\n" << r.err;
       EXPECT_TRUE(contains(r.err, option + ": an empty value")) << r.err;
@@ -184,10 +186,9 @@ TEST_F(HostileInputs, AnUnwritableTensorFolderIsFoundBeforeTheRun) {
 
 TEST_F(HostileInputs, OutputThatCannotReachStandardOutputIsAnError) {
   if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
-  const std::string compare = "compare " +
-                              quoted(testing::source_path("tests/fixtures/compare/baseline.json")) +
-                              " " +
-                              quoted(testing::source_path("tests/fixtures/compare/identical.json"));
+  const std::string compare =
+      "compare " + quoted(testing::source_path("tests/fixtures/compare/baseline.json")) + " " +
+      quoted(testing::source_path("tests/fixtures/compare/identical.json"));
   const std::string report =
       "report " + quoted(testing::source_path("tests/fixtures/h100_kernelbench_v1.json"));
   const std::vector<std::string> commands = {"list", "list --json", "plan --json",
@@ -197,7 +198,8 @@ TEST_F(HostileInputs, OutputThatCannotReachStandardOutputIsAnError) {
         "sh", dir_, "-c " + quoted(quoted(NORMBENCH_BINARY) + " " + args + " >/dev/full"));
     EXPECT_EQ(r.exit_code, 3) << args << "\n" << r.err;
     EXPECT_TRUE(contains(r.err, "normbench: cannot write to standard output: No space left"))
-        << args << "\n" << r.err;
+        << args << "\n"
+        << r.err;
   }
 }
 

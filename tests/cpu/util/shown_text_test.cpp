@@ -27,14 +27,16 @@ TEST(ShownText, ControlCharactersAreEscaped) {
   EXPECT_EQ(shown("a\x1b]0;title\x07z"), "a\\u001b]0;title\\u0007z");
   EXPECT_EQ(shown("two\nlines\r\t"), "two\\u000alines\\u000d\\u0009");
   EXPECT_EQ(shown("del\x7f"), "del\\u007f");
-  EXPECT_EQ(shown("c1 \xc2\x9b" "31m"), "c1 \\u009b31m");  // U+009B, the one-byte CSI
+  EXPECT_EQ(shown("c1 \xc2\x9b"
+                  "31m"),
+            "c1 \\u009b31m");                                         // U+009B, the one-byte CSI
   EXPECT_EQ(terminal_safe(std::string(1000, '\x1b')).size(), 6000u);  // nothing cut
 }
 
 TEST(ShownText, BytesThatAreNotUtf8AreShownAsBytes) {
   EXPECT_EQ(shown("\xff.json"), "\\xff.json");
-  EXPECT_EQ(shown("\xc3"), "\\xc3");              // a lead byte without its continuation
-  EXPECT_EQ(shown("\xc0\xaf"), "\\xc0\\xaf");      // an overlong '/'
+  EXPECT_EQ(shown("\xc3"), "\\xc3");                    // a lead byte without its continuation
+  EXPECT_EQ(shown("\xc0\xaf"), "\\xc0\\xaf");           // an overlong '/'
   EXPECT_EQ(shown("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a UTF-16 surrogate
 }
 
