@@ -38,6 +38,8 @@
 // mismatch: 2, thrown as UsageError.)
 #include "app/compare/compare.hpp"
 
+#include <fmt/format.h>
+
 #include <map>
 
 #include "app/compare/mann_whitney.hpp"
@@ -107,6 +109,13 @@ KernelComparison compare_kernel(const std::string& problem, const LoadedKernel& 
     r.verdict = d.verdict;
     r.timing = d.stats;
     r.note = d.note;
+    if (r.verdict == Verdict::slower && c.timing && c.timing->mostly_throttled()) {
+      r.verdict = Verdict::throttled;
+      r.note = fmt::format(
+          "{} of {} samples taken while the GPU throttled ({}): a slower machine, "
+          "not a slower kernel, as far as this run can tell",
+          c.timing->throttled_samples, c.timing->samples_ms.size(), c.timing->throttle_reasons);
+    }
   } else if (is_failure(c.status) && !is_failure(b.status)) {
     r.verdict = Verdict::failed_now;
     r.note = c.reason;
@@ -146,6 +155,8 @@ const char* to_string(Verdict v) {
       return "faster";
     case Verdict::slower:
       return "slower";
+    case Verdict::throttled:
+      return "throttled";
     case Verdict::same:
       return "same";
     case Verdict::inconclusive:
@@ -258,8 +269,8 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& can
                    (!settings.allow_missing &&
                     (r.verdict == Verdict::missing || r.verdict == Verdict::no_longer_runs));
     out.regressions += r.regression ? 1 : 0;
-    const bool undecided =
-        r.verdict == Verdict::inconclusive || (settings.strict && r.verdict == Verdict::not_timed);
+    const bool undecided = r.verdict == Verdict::inconclusive || r.verdict == Verdict::throttled ||
+                           (settings.strict && r.verdict == Verdict::not_timed);
     out.inconclusive += undecided ? 1 : 0;
   }
   out.exit_code = out.regressions > 0                       ? kExitFailed

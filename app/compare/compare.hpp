@@ -24,6 +24,9 @@ struct CompareSettings {
 enum class Verdict {
   faster,            // both passed; median ratio < 1/(1+t) and the U test is significant
   slower,            // both passed; median ratio > 1+t and the U test is significant (regression)
+  throttled,         // slower by that rule, but most of the candidate's samples were taken while
+                     // the GPU throttled: the machine, not the kernel, is named (no regression;
+                     // undecided under --strict)
   same,              // both passed; median ratio within [1/(1+t), 1+t]
   inconclusive,      // both passed; too few samples, or a big change that is not significant
   not_timed,         // both passed; one or both reports have no timing for it
@@ -37,12 +40,13 @@ enum class Verdict {
   missing,           // in the baseline only (regression unless allow_missing)
   new_kernel,        // in the candidate only ("new"); never a regression
 };
-inline constexpr Verdict kAllVerdicts[] = {
-    Verdict::slower,         Verdict::failed_now,     Verdict::missing,
-    Verdict::no_longer_runs, Verdict::inconclusive,   Verdict::faster,
-    Verdict::same,           Verdict::not_timed,      Verdict::fixed,
-    Verdict::still_failing,  Verdict::status_changed, Verdict::unchanged_status,
-    Verdict::new_kernel};
+inline constexpr Verdict kAllVerdicts[] = {Verdict::slower,           Verdict::throttled,
+                                           Verdict::failed_now,       Verdict::missing,
+                                           Verdict::no_longer_runs,   Verdict::inconclusive,
+                                           Verdict::faster,           Verdict::same,
+                                           Verdict::not_timed,        Verdict::fixed,
+                                           Verdict::still_failing,    Verdict::status_changed,
+                                           Verdict::unchanged_status, Verdict::new_kernel};
 const char* to_string(Verdict verdict);
 
 struct TimingComparison {

@@ -53,10 +53,22 @@ std::string status_text(KernelStatus status) {
 }
 
 ReportCell status_cell(const ReportKernel& k) {
+  if (k.status == KernelStatus::passed && !k.warning.empty())
+    return text("passed (warning)", Style::warn, k.warning);
   const Style style = k.status == KernelStatus::passed ? Style::good
                       : is_failure(k.status)           ? Style::bad
                                                        : Style::muted;
   return text(status_text(k.status), style, k.reason);
+}
+
+// The median, and in its title the GPU's conditions around the samples.
+ReportCell median_cell(const LoadedTiming& t) {
+  std::string title = t.conditions_text;
+  if (t.throttled_samples > 0)
+    title += fmt::format("{}{} of {} samples taken while the GPU throttled ({})",
+                         title.empty() ? "" : "; ", t.throttled_samples, t.samples_ms.size(),
+                         t.throttle_reasons);
+  return text(format_time(t.median_ms), Style::plain, title);
 }
 
 ReportCell error_cell(const ReportKernel& k) {
@@ -247,7 +259,7 @@ ReportTable problem_table(const ReportModel& model, const ReportProblem& p) {
     row.push_back(error_cell(k));
     row.push_back(deterministic_cell(k));
     if (k.timing) {
-      row.push_back(text(format_time(k.timing->median_ms)));
+      row.push_back(median_cell(*k.timing));
       row.push_back(spread_cell(*k.timing));
     } else {
       row.push_back(text(k.status == KernelStatus::passed ? "not timed" : kDash, Style::muted));
@@ -262,6 +274,8 @@ ReportTable problem_table(const ReportModel& model, const ReportProblem& p) {
     t.rows.push_back(std::move(row));
     if (k.status != KernelStatus::passed && !k.reason.empty())
       t.notes.push_back(k.id + " (" + status_text(k.status) + "): " + k.reason);
+    if (k.status == KernelStatus::passed && !k.warning.empty())
+      t.notes.push_back(k.id + " (warning): " + k.warning);
     // A launch of more than one operation, or one off the given stream, is worth a line.
     if (k.activity &&
         (k.activity->operations.size() > 1 || !k.activity->label.empty() ||
@@ -312,6 +326,12 @@ ReportTable sources_table(const ReportModel& model) {
         h.config_name + (h.config_hash.empty() ? "" : " (" + h.config_hash + ")");
     row.push_back(config.empty() ? missing() : text(config));
     t.rows.push_back(std::move(row));
+    for (const LoadedDevice& d : h.devices)
+      if (!d.unmonitored.empty())
+        t.notes.push_back(fmt::format(
+            "{}: clocks and throttling not read on GPU {} ({}): a throttled sample cannot be "
+            "told from a slow one",
+            s.label, d.index, d.unmonitored));
     for (const LoadedDevice& d : h.devices)
       if (!d.untraced.empty())
         t.notes.push_back(fmt::format(

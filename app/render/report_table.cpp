@@ -65,6 +65,7 @@ std::string kernel_line(const KernelResult& k) {
                   bandwidth, speedup, error, deterministic);
   // A plugin's reason may hold anything: no escape sequences reach the terminal.
   if (!k.reason.empty()) line += fmt::format("      {}\n", terminal_safe(k.reason));
+  if (timed && !k.warning.empty()) line += fmt::format("      WARNING: {}\n", k.warning);
   // Kernel names come from the kernel's own binary: as untrusted as its reason.
   if (k.activity)
     line +=
@@ -100,6 +101,12 @@ std::string format_run_table(const RunReport& r) {
           "GPU {}: no activity trace ({}): work off the given stream is judged only by how long "
           "the device stays busy after it (50 us allowed)\n",
           d.info.index, d.info.untraced);
+  for (const DeviceRun& d : r.devices)
+    if (!d.info.unmonitored.empty())
+      out += fmt::format(
+          "GPU {}: clocks and throttling not read ({}): a throttled sample cannot be told from a "
+          "slow one\n",
+          d.info.index, d.info.unmonitored);
   if (r.shard) {
     size_t mine = 0;
     for (const WorkEntry& w : r.shard->work) mine += w.shard == r.shard->index;

@@ -1,5 +1,7 @@
 #include "app/results/report_reader.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <map>
 #include <set>
@@ -32,6 +34,33 @@ void expect_object(const CheckedJson& node, const std::string& what) {
     node.fail("expected " + what + ", got " + shown(node.node().dump(), 60));
 }
 
+// "SM 1980 MHz, memory 2619 MHz, 41 °C, 312 W"
+std::string reading_text(const CheckedJson& reading) {
+  expect_object(reading, "null or a GPU reading");
+  return fmt::format("SM {} MHz, memory {} MHz, {} \u00b0C, {:.0f} W",
+                     reading.at("sm_clock_mhz").as_int(0, INT32_MAX),
+                     reading.at("memory_clock_mhz").as_int(0, INT32_MAX),
+                     reading.at("temperature_c").as_int(-300, INT32_MAX),
+                     reading.at("power_w").as_number_at_least(0.0));
+}
+
+void read_conditions(const CheckedJson& c, LoadedTiming& r) {
+  expect_object(c, "null or a conditions object");
+  const CheckedJson marked = c.at("throttled_samples");
+  marked.expect_array();
+  for (size_t i = 0; i < marked.size(); ++i)
+    if (marked.at(i).as_uint64() >= r.samples_ms.size())
+      marked.at(i).fail("is not a sample of this timing; allowed: 0 to " +
+                        std::to_string(r.samples_ms.size() - 1));
+  r.throttled_samples = marked.size();
+  r.throttle_reasons = optional_string(c, "throttle_reasons");
+  std::string text;
+  if (present(c, "before")) text = reading_text(c.at("before")) + " before";
+  if (present(c, "after"))
+    text += (text.empty() ? "" : "; ") + reading_text(c.at("after")) + " after";
+  r.conditions_text = text;
+}
+
 LoadedTiming read_timing(const CheckedJson& t) {
   expect_object(t, "null or a timing object");
   LoadedTiming r;
@@ -62,6 +91,7 @@ LoadedTiming read_timing(const CheckedJson& t) {
     if (ci.size() != 2) ci.fail("expected [low, high]");
     r.median_ci_ms = {ci.at(0).as_number_at_least(0.0), ci.at(1).as_number_at_least(0.0)};
   }
+  if (present(t, "conditions")) read_conditions(t.at("conditions"), r);
   return r;
 }
 
@@ -104,6 +134,7 @@ LoadedKernel read_kernel(const CheckedJson& k) {
                 "\"; allowed: " + allowed_kernel_statuses());
   r.status = *parsed;
   r.reason = optional_string(k, "reason");
+  r.warning = optional_string(k, "warning");
   if (present(k, "deterministic")) r.deterministic = k.at("deterministic").as_bool();
   if (present(k, "verification")) {
     const CheckedJson v = k.at("verification");
@@ -146,6 +177,14 @@ LoadedDevice read_device(const CheckedJson& d) {
     if (!trace.at("available").as_bool())
       r.untraced = optional_string(trace, "reason").empty() ? "unavailable"
                                                             : optional_string(trace, "reason");
+  }
+  if (present(d, "conditions")) {
+    const CheckedJson conditions = d.at("conditions");
+    expect_object(conditions, "null or a conditions object {available, reason}");
+    if (!conditions.at("available").as_bool())
+      r.unmonitored = optional_string(conditions, "reason").empty()
+                          ? "unavailable"
+                          : optional_string(conditions, "reason");
   }
   return r;
 }

@@ -40,6 +40,12 @@ struct LoadedTiming {
   std::vector<double> samples_ms;  // one launch each, in order
   // 95% confidence interval of the median (schema 2); empty in older reports.
   std::optional<std::pair<double, double>> median_ci_ms;
+  // The GPU's conditions around the samples, where the report has them: how many samples were
+  // taken while it throttled, and why; the readings before and after, in words.
+  size_t throttled_samples = 0;
+  std::string throttle_reasons;
+  std::string conditions_text;  // "SM 1980 MHz, memory 2619 MHz, 41 °C, 312 W before; ..."
+  bool mostly_throttled() const { return 2 * throttled_samples > samples_ms.size(); }
 };
 
 // What the activity trace saw a kernel run: one launch's operations, and the median device
@@ -60,6 +66,7 @@ struct LoadedKernel {
   std::string origin;         // the plugin it came from; empty: built in (or not said)
   KernelStatus status = KernelStatus::skipped;
   std::string reason;                 // empty when the report has null
+  std::string warning;                // a passed kernel's warning ("... samples throttled")
   std::optional<bool> deterministic;  // schema 2: two launches gave bitwise identical outputs
   std::optional<bool> verified;       // verification.passed; empty when not verified
   std::optional<double> max_abs_error;
@@ -95,6 +102,7 @@ struct LoadedDevice {
   std::optional<double> copy_gb_per_s;
   std::optional<int> shard;  // in a merged report: the shard whose run it belongs to
   std::string untraced;      // why the activity trace was unavailable; empty: traced or not said
+  std::string unmonitored;   // why the GPU's conditions were not read; empty: read or not said
 };
 
 // Where a report comes from.

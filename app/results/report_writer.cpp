@@ -80,6 +80,7 @@ json timing_json(const TimingResult& t, const std::optional<TimingChecks>& check
                    {"method", checks->method},
                    {"escaped_work_us", checks->escaped_work_us},
                    {"fresh_inputs", checks->fresh_inputs}};
+  j["conditions"] = t.conditions ? to_report_json(*t.conditions) : json(nullptr);
   return j;
 }
 
@@ -107,6 +108,7 @@ json kernel_json(const KernelResult& k) {
             {"dispatches_to", k.dispatches_to.empty() ? json(nullptr) : json(k.dispatches_to)},
             {"status", to_string(k.status)},
             {"reason", k.reason.empty() ? json(nullptr) : json(k.reason)},
+            {"warning", timed && !k.warning.empty() ? json(k.warning) : json(nullptr)},
             {"verification", verification_json(k)},
             {"deterministic", k.deterministic ? json(*k.deterministic) : json(nullptr)},
             {"timing", timed ? timing_json(*k.timing, k.timing_checks) : json(nullptr)},
@@ -163,7 +165,10 @@ json device_json(const DeviceInfo& d) {
           {"runtime_version", d.runtime_version},
           {"activity_trace",
            {{"available", d.untraced.empty()},
-            {"reason", d.untraced.empty() ? json(nullptr) : json(d.untraced)}}}};
+            {"reason", d.untraced.empty() ? json(nullptr) : json(d.untraced)}}},
+          {"conditions",
+           {{"available", d.unmonitored.empty()},
+            {"reason", d.unmonitored.empty() ? json(nullptr) : json(d.unmonitored)}}}};
 }
 
 json settings_json(const RunSettings& s) {

@@ -10,6 +10,7 @@
 #include "app/check/verify.hpp"
 #include "app/config/config.hpp"
 #include "app/results/report_schema.hpp"
+#include "app/timing/measurement_conditions.hpp"
 #include "app/timing/statistics.hpp"
 
 namespace normbench {
@@ -29,6 +30,9 @@ struct TimingResult {
   // Per sample: how long the whole device still had work once the timed stream had finished
   // (microseconds). Work a kernel left on a stream of its own shows up here.
   std::vector<double> escaped_us;
+  // The GPU's clocks, temperature, power and throttling around the samples; empty where NVML
+  // was unavailable.
+  std::optional<SamplingConditions> conditions;
 };
 
 // What the harness checked of the timed launches (besides their guards and inputs).
@@ -59,6 +63,9 @@ struct KernelResult {
   std::string origin;         // the plugin the kernel came from; empty: built into normbench
   KernelStatus status = KernelStatus::not_run;
   std::string reason;  // why not passed: failed verification, not supported, error, skipped
+  // What a reader should know of a passed kernel's time ("62 of 100 samples taken while the
+  // GPU throttled (sw_power_cap)"); empty if nothing.
+  std::string warning;
   std::vector<TrialVerification> trials;
   // Two launches on the same inputs gave bitwise identical outputs; unknown when the kernel
   // did not pass verification.
@@ -96,7 +103,8 @@ struct DeviceInfo {
   int runtime_version = 0;
   int memory_clock_khz = 0;
   int memory_bus_width_bits = 0;
-  std::string untraced;  // why the activity trace was unavailable on it; empty: traced
+  std::string untraced;     // why the activity trace was unavailable on it; empty: traced
+  std::string unmonitored;  // why its clocks and throttling could not be read; empty: read
 };
 
 struct CopyBandwidth {

@@ -272,6 +272,8 @@ void time_kernel(const ProblemConfig& problem, KernelRun& k, size_t index,
   }
   k.result->timing = report.timing;
   k.result->timing_checks = checks;
+  if (report.timing.conditions)
+    if (auto warning = throttle_warning(*report.timing.conditions)) k.result->warning = *warning;
 }
 
 void derive_metrics(const ProblemConfig& problem, const RunContext& ctx, ProblemResult& result) {

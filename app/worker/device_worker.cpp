@@ -5,6 +5,7 @@
 #include "app/device/activity_trace.hpp"
 #include "app/device/cuda_check.hpp"
 #include "app/device/device_context.hpp"
+#include "app/device/nvtx_ranges.hpp"
 #include "app/timing/copy_bandwidth.hpp"
 #include "app/timing/kernel_timer.hpp"
 #include "app/util/errors.hpp"
@@ -21,7 +22,16 @@ struct WorkerState {
   std::unique_ptr<DeviceContext> device;
   std::unique_ptr<L2Evictor> evictor;
   std::unique_ptr<ProblemSession> session;
+  size_t problem = 0;     // the loaded problem's index
+  NvtxSpan problem_span;  // from its loading to the next problem's
 };
+
+// "rms_norm_bf16_32k_4096 / rms_norm.default: timing"
+std::string range_name(const WorkerWorld& world, const WorkerState& state, size_t kernel,
+                       const char* what) {
+  return world.problems.at(state.problem)->id + " / " +
+         world.kernels.at(state.problem).at(kernel)->id + ": " + what;
+}
 
 json handle(const json& request, const WorkerWorld& world, WorkerState& state,
             WorkerChannel& channel) {
@@ -40,6 +50,8 @@ json handle(const json& request, const WorkerWorld& world, WorkerState& state,
   if (cmd == "problem") {
     const size_t i = request.at("index");
     state.session.reset();  // frees the previous problem's memory first
+    state.problem = i;
+    state.problem_span = NvtxSpan(world.problems.at(i)->id);
     state.session = std::make_unique<ProblemSession>(
         *state.device, *world.problems.at(i), world.kernels.at(i), world.shared,
         request.at("exclude").get<std::vector<size_t>>(), [&](size_t k) {
@@ -58,10 +70,14 @@ json handle(const json& request, const WorkerWorld& world, WorkerState& state,
     state.session->upload(request.value("fresh", false));
     return {{"ok", true}};
   }
-  if (cmd == "launch")
-    return to_json(state.session->launch(request.at("kernel"), request.at("save")));
+  if (cmd == "launch") {
+    const size_t k = request.at("kernel");
+    const NvtxRange range(range_name(world, state, k, "checked launch"));
+    return to_json(state.session->launch(k, request.at("save")));
+  }
   if (cmd == "time") {
     const TimingRequest timing = timing_request_from(request);
+    const NvtxRange range(range_name(world, state, timing.kernel, "timing"));
     return to_json(state.session->time(timing, *state.evictor, [&](size_t sample) {
       channel.send({{"progress", sample}});
     }));

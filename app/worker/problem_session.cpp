@@ -263,7 +263,12 @@ TimingReport ProblemSession::time(const TimingRequest& request, const L2Evictor&
     drain_after(stream);
     account(k, r.activity_escape, r.activity_strays, "warm-up launch: ");
   };
+  // The GPU's state around the samples, and after each sample whether it throttled.
+  SamplingConditions conditions;
+  const GpuConditions* gpu = device_.conditions.get();
+  if (gpu) conditions.before = gpu->read();
   hooks.after = [&](size_t sample) {
+    if (gpu) conditions.sample_reasons.push_back(gpu->clock_event_reasons().value_or(0));
     if (auto launch = account(k, r.activity_escape, r.activity_strays,
                               fmt::format("timed sample {}: ", sample))) {
       r.device_busy_us.push_back(launch->busy_us);
@@ -300,6 +305,10 @@ TimingReport ProblemSession::time(const TimingRequest& request, const L2Evictor&
     std::string ignored;
     account(k, ignored, ignored, "");  // the refused launch's records go with it
     return r;
+  }
+  if (gpu) {
+    conditions.after = gpu->read();
+    r.timing.conditions = conditions;
   }
   // The last sample's outputs, in the launch slots.
   if (!request.deterministic) copy_outputs_to(layout_.y, layout_.sum);

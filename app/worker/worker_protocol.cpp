@@ -55,7 +55,8 @@ json to_json(const DeviceInfo& d) {
           {"runtime_version", d.runtime_version},
           {"memory_clock_khz", d.memory_clock_khz},
           {"memory_bus_width_bits", d.memory_bus_width_bits},
-          {"untraced", d.untraced}};
+          {"untraced", d.untraced},
+          {"unmonitored", d.unmonitored}};
 }
 
 DeviceInfo device_info_from(const json& j) {
@@ -72,6 +73,7 @@ DeviceInfo device_info_from(const json& j) {
   d.memory_clock_khz = j.at("memory_clock_khz");
   d.memory_bus_width_bits = j.at("memory_bus_width_bits");
   d.untraced = j.at("untraced");
+  d.unmonitored = j.at("unmonitored");
   return d;
 }
 
@@ -101,7 +103,8 @@ json to_json(const TimingResult& t) {
   return {{"samples_ms", t.samples_ms},
           {"stop", to_string(t.stop)},
           {"sampling_time_s", t.sampling_time_s},
-          {"escaped_us", t.escaped_us}};
+          {"escaped_us", t.escaped_us},
+          {"conditions", t.conditions ? to_message_json(*t.conditions) : json(nullptr)}};
 }
 
 TimingResult timing_from(const json& j) {
@@ -110,6 +113,8 @@ TimingResult timing_from(const json& j) {
   t.stop = stop_from(j.at("stop"));
   t.sampling_time_s = j.at("sampling_time_s");
   t.escaped_us = j.at("escaped_us").get<std::vector<double>>();
+  if (!j.at("conditions").is_null())
+    t.conditions = sampling_conditions_from_message(j.at("conditions"));
   // Statistics are derived here rather than believed from the message.
   t.summary = summarize(t.samples_ms);
   t.median_interval = median_interval(t.samples_ms);

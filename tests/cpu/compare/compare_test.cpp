@@ -240,6 +240,35 @@ TEST(CompareStatusRules, EveryTransition) {
   EXPECT_EQ(a.regressions, 3);
 }
 
+TEST(CompareThrottling, ASlowerKernelMostOfWhoseSamplesThrottledIsNamedNotARegression) {
+  const auto t = samples_around(1.0, 0.002);
+  LoadedKernel hot = kernel("hot", "passed", scaled(t, 1.2));
+  hot.timing->throttled_samples = 7;  // of 10
+  hot.timing->throttle_reasons = "sw_power_cap";
+  LoadedKernel few = kernel("few", "passed", scaled(t, 1.2));
+  few.timing->throttled_samples = 5;  // half is not most: slower is slower
+  const LoadedReport base =
+      report({{"P", {kernel("hot", "passed", t), kernel("few", "passed", t)}}});
+  const LoadedReport cand = report({{"P", {hot, few}}});
+  const Comparison c = compare_reports(base, cand, CompareSettings{});
+  const KernelComparison& named = result_for(c, "hot");
+  EXPECT_EQ(named.verdict, Verdict::throttled);
+  EXPECT_FALSE(named.regression);
+  EXPECT_EQ(named.note,
+            "7 of 10 samples taken while the GPU throttled (sw_power_cap): a slower machine, not "
+            "a slower kernel, as far as this run can tell");
+  EXPECT_EQ(result_for(c, "few").verdict, Verdict::slower);
+  EXPECT_EQ(c.regressions, 1);
+  // Under --strict a throttled comparison decides nothing: exit 4 where nothing regressed.
+  const LoadedReport only_hot = report({{"P", {hot}}});
+  CompareSettings strict;
+  strict.strict = true;
+  EXPECT_EQ(
+      compare_reports(report({{"P", {kernel("hot", "passed", t)}}}), only_hot, strict).exit_code,
+      kExitInconclusive);
+  EXPECT_STREQ(to_string(Verdict::throttled), "throttled");
+}
+
 TEST(CompareStatusRules, MissingAndNewProblems) {
   const auto t = samples_around(1.0, 0.002);
   const LoadedReport base =

@@ -266,5 +266,26 @@ TEST(ReportRender, WhatRanOnTheDeviceIsAColumnAndALineWhereItIsNotOneKernel) {
       << "the cell's tooltip";
 }
 
+TEST(ReportRender, AKernelMostOfWhoseSamplesThrottledIsAWarningWithItsConditions) {
+  json report =
+      json::parse(testing::read_text(testing::source_path("tests/fixtures/report/writer_v2.json")));
+  report["problems"].erase(2);  // the skipped twin of "gn", which the reader refuses
+  report["devices"][0]["conditions"] = {{"available", false}, {"reason", "no NVML"}};
+  const ReportModel model = merge_reports({read_report_json(report, "hot.json")}, false);
+  const std::string md = render_markdown(model);
+  EXPECT_TRUE(contains(md, "| **passed (warning)** |")) << md;
+  EXPECT_TRUE(contains(md,
+                       "- layer_norm.naive (warning): 2 of 3 samples taken while the GPU "
+                       "throttled (sw_power_cap)"))
+      << md;
+  EXPECT_TRUE(contains(md, "hot: clocks and throttling not read on GPU 0 (no NVML)")) << md;
+  const std::string html = render_html(model);
+  EXPECT_TRUE(contains(html,
+                       "SM 1980 MHz, memory 2619 MHz, 41 \u00b0C, 312 W before; SM 1755 "
+                       "MHz, memory 2619 MHz, 84 \u00b0C, 699 W after; 2 of 3 samples "
+                       "taken while the GPU throttled (sw_power_cap)"))
+      << "the median's tooltip";
+}
+
 }  // namespace
 }  // namespace normbench

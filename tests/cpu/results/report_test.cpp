@@ -92,6 +92,11 @@ RunReport sample_report() {
   naive.is_baseline = true;
   naive.trials = {trial(0, true, 1e-7, 2e-6, 3e-8), trial(1, true, 2e-7, 1e-6, 4e-8)};
   naive.timing = timing({2.0, 4.0, 3.0});
+  naive.timing->conditions = SamplingConditions{
+      GpuReading{1980, 2619, 41, 312.5, clock_event::kGpuIdle},
+      GpuReading{1755, 2619, 84, 699.0, clock_event::kSwPowerCap},
+      {clock_event::kSwPowerCap, clock_event::kGpuIdle, clock_event::kSwPowerCap}};
+  naive.warning = "2 of 3 samples taken while the GPU throttled (sw_power_cap)";
   naive.timing_checks = TimingChecks{3, "bitwise", 4.0, 1};
   naive.deterministic = true;
   naive.bandwidth_gb_per_s = 50.0;
@@ -441,6 +446,7 @@ TEST(Report, SameFieldNamesAsTheH100Fixture) {
   EXPECT_EQ(keys(fixture["config"]), keys(j["config"]));
   auto fixture_device = keys(fixture["device"]);
   fixture_device.insert("activity_trace");  // whether the device's work was traced
+  fixture_device.insert("conditions");      // whether its clocks and throttling were read
   EXPECT_EQ(fixture_device, keys(j["device"]));
   auto fixture_settings = keys(fixture["settings"]);
   fixture_settings.insert(
@@ -462,12 +468,14 @@ TEST(Report, SameFieldNamesAsTheH100Fixture) {
   fixture_kernel_keys.insert("origin");         // schema 2: the plugin a kernel came from
   fixture_kernel_keys.insert("device");         // the GPU it ran on (--devices)
   fixture_kernel_keys.insert("activity");       // what the activity trace saw it run
+  fixture_kernel_keys.insert("warning");        // e.g. most samples throttled
   EXPECT_EQ(fixture_kernel_keys, keys(kernel_json));
   EXPECT_EQ(keys(fixture_kernel["verification"]), keys(kernel_json["verification"]));
   EXPECT_EQ(keys(fixture_kernel["verification"]["trials"][0]),
             keys(kernel_json["verification"]["trials"][0]));
   auto fixture_timing = keys(fixture_kernel["timing"]);
   fixture_timing.insert({"median_ci_ms", "checks"});  // schema 2
+  fixture_timing.insert("conditions");                // the GPU's state around the samples
   EXPECT_EQ(fixture_timing, keys(kernel_json["timing"]));
   EXPECT_EQ(keys(fixture_kernel["bandwidth"]), keys(kernel_json["bandwidth"]));
   EXPECT_EQ(keys(fixture_kernel["speedup"]), keys(kernel_json["speedup"]));
@@ -508,6 +516,10 @@ TEST(Report, Table) {
         "4.1 KB 500.0 ns (31%)\n"})
     EXPECT_NE(table.find(text), std::string::npos) << "missing \"" << text << "\" in:\n" << table;
   EXPECT_EQ(table.find("no activity trace"), std::string::npos);
+  EXPECT_NE(
+      table.find("      WARNING: 2 of 3 samples taken while the GPU throttled (sw_power_cap)\n"),
+      std::string::npos)
+      << table;
   EXPECT_EQ(table.find("6.00x"), std::string::npos);  // the failed kernel shows no time
 
   RunReport untraced = sample_report();
