@@ -12,6 +12,7 @@ namespace normbench {
 namespace {
 // What one chunk of pieces found; chunks are merged in index order.
 struct Tally {
+  AccuracyTally accuracy{DType::float32, {}};
   int64_t checked = 0;
   int64_t violations = 0;
   int64_t nonfinite = 0;
@@ -23,6 +24,7 @@ struct Tally {
 
   // Adds `other`, which covers later elements (or a later output).
   void merge(const Tally& other, size_t max_mismatches) {
+    accuracy.merge(other.accuracy);
     checked += other.checked;
     violations += other.violations;
     nonfinite += other.nonfinite;
@@ -39,7 +41,9 @@ Tally check_output(const NormalizationReference& reference, Output output, const
                    const Tolerance& tolerance, int threads, size_t max_mismatches) {
   const int64_t pieces_per_chunk = reference.pieces_per_chunk();
   const int64_t chunks = ceil_div(reference.num_pieces(), pieces_per_chunk);
+  const AccuracyTally none(reference.problem().dtype, tolerance);
   std::vector<Tally> tallies(static_cast<size_t>(chunks));
+  for (Tally& t : tallies) t.accuracy = none;
   parallel_for_chunks(
       reference.num_pieces(), pieces_per_chunk,
       [&](int64_t chunk, int64_t first, int64_t last) {
@@ -54,6 +58,7 @@ Tally check_output(const NormalizationReference& reference, Output output, const
             const double ref = expected[static_cast<size_t>(j)];
             const float v = y[begin + j];
             const double err = std::fabs(static_cast<double>(v) - ref);
+            t.accuracy.add(v, ref);
             if (std::isfinite(err)) {
               t.max_abs = std::max(t.max_abs, err);
               if (ref != 0.0) t.max_rel = std::max(t.max_rel, err / std::fabs(ref));
@@ -72,6 +77,7 @@ Tally check_output(const NormalizationReference& reference, Output output, const
       },
       threads);
   Tally all;
+  all.accuracy = none;
   for (const Tally& t : tallies) all.merge(t, max_mismatches);
   return all;
 }
@@ -116,7 +122,9 @@ VerificationResult verify_output(const NormalizationReference& reference, Output
                                  const float* values, const Tolerance& tolerance, int threads,
                                  size_t max_mismatches) {
   const Tally t = check_output(reference, output, values, tolerance, threads, max_mismatches);
-  return result_of(t, reference, {{output_name(output), t.checked, t.violations, t.nonfinite}});
+  return result_of(
+      t, reference,
+      {{output_name(output), t.checked, t.violations, t.nonfinite, t.accuracy.result()}});
 }
 
 VerificationResult verify_outputs(const NormalizationReference& reference,
@@ -128,7 +136,8 @@ VerificationResult verify_outputs(const NormalizationReference& reference,
   for (Output output : all_outputs) {
     const float* values = output == Output::sum ? outputs.sum : outputs.y;
     const Tally t = check_output(reference, output, values, tolerance, threads, max_mismatches);
-    tensors.push_back({output_name(output), t.checked, t.violations, t.nonfinite});
+    tensors.push_back(
+        {output_name(output), t.checked, t.violations, t.nonfinite, t.accuracy.result()});
     all.merge(t, max_mismatches * all_outputs.size());  // up to max_mismatches each
   }
   return result_of(all, reference, std::move(tensors));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/check/accuracy.hpp"
 #include "app/config/config.hpp"
 #include "reference/normalization_reference.hpp"
 
@@ -27,6 +28,7 @@ struct TensorCheck {
   int64_t checked = 0;
   int64_t violations = 0;
   int64_t nonfinite = 0;
+  OutputAccuracy accuracy;  // in units of the tolerance and, for 16-bit outputs, of ULPs
 };
 
 struct VerificationResult {

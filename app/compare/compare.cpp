@@ -86,6 +86,11 @@ std::string with_reason(const std::string& text, const std::string& reason) {
   return reason.empty() ? text : text + ": " + reason;
 }
 
+std::optional<double> worst_tolerance_use(const LoadedKernel& k) {
+  std::optional<double> worst;
+  for (const LoadedAccuracy& a : k.accuracy) worst = std::max(worst.value_or(0.0), a.tolerance_use);
+  return worst;
+}
 KernelComparison compare_kernel(const std::string& problem, const LoadedKernel& b,
                                 const LoadedKernel& c, const CompareSettings& settings) {
   KernelComparison r;
@@ -109,6 +114,10 @@ KernelComparison compare_kernel(const std::string& problem, const LoadedKernel& 
     r.verdict = d.verdict;
     r.timing = d.stats;
     r.note = d.note;
+    if (auto worse = accuracy_worsening(b, c)) {
+      r.accuracy_worsened = true;
+      r.note += (r.note.empty() ? "" : "; ") + *worse;
+    }
     if (r.verdict == Verdict::slower && c.timing && c.timing->mostly_throttled()) {
       r.verdict = Verdict::throttled;
       r.note = fmt::format(
@@ -148,6 +157,15 @@ KernelComparison one_sided(const std::string& problem, const LoadedKernel& k, bo
   return r;
 }
 }  // namespace
+
+std::optional<std::string> accuracy_worsening(const LoadedKernel& baseline,
+                                              const LoadedKernel& candidate) {
+  const auto before = worst_tolerance_use(baseline);
+  const auto now = worst_tolerance_use(candidate);
+  if (!before || !now || *now < 1.5 * *before || *now - *before < 0.05) return std::nullopt;
+  return fmt::format("uses {:.0f}% of its tolerance, {:.0f}% before", 100.0 * *now,
+                     100.0 * *before);
+}
 
 const char* to_string(Verdict v) {
   switch (v) {

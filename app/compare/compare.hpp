@@ -78,7 +78,15 @@ struct KernelComparison {
   std::optional<KernelStatus> candidate_status;  // none when missing from the candidate
   std::optional<TimingComparison> timing;        // when both passed and both were timed
   std::string note;  // e.g. the candidate's failure reason, or why inconclusive
+  // Both passed, and the candidate uses clearly more of its tolerance than the baseline did
+  // (named in the note): worth a line even when the time is the same.
+  bool accuracy_worsened = false;
 };
+
+// "uses 43% of its tolerance, 12% before": when the candidate's worst output uses at least 1.5
+// times the baseline's share and 5 points more; else nothing.
+std::optional<std::string> accuracy_worsening(const LoadedKernel& baseline,
+                                              const LoadedKernel& candidate);
 
 struct Comparison {
   ReportHeader baseline;

@@ -135,7 +135,8 @@ json result_json(const KernelComparison& r) {
             {"p_value", nullptr},
             {"baseline_samples", nullptr},
             {"candidate_samples", nullptr},
-            {"note", or_null(r.note)}};
+            {"note", or_null(r.note)},
+            {"accuracy_worsened", r.accuracy_worsened}};
   if (const auto& t = r.timing) {
     j["baseline_median_ms"] = t->baseline_median_ms;
     j["candidate_median_ms"] = t->candidate_median_ms;
@@ -196,7 +197,9 @@ std::string format_compare_markdown(const Comparison& c) {
   std::vector<const KernelComparison*> notable, all;
   for (const auto& r : c.results) {
     all.push_back(&r);
-    if (r.verdict != Verdict::same && r.verdict != Verdict::unchanged_status) notable.push_back(&r);
+    if ((r.verdict != Verdict::same && r.verdict != Verdict::unchanged_status) ||
+        r.accuracy_worsened)
+      notable.push_back(&r);
   }
   if (!notable.empty()) out += "\n#### Changes\n\n" + markdown_table(notable);
   out += fmt::format("\n<details><summary>All {} kernels</summary>\n\n", all.size());

@@ -33,7 +33,8 @@ std::unique_ptr<GpuConditions> GpuConditions::open(int cuda_device, std::string&
     return nullptr;
   }
   auto find = [&](auto& function, const char* symbol) {
-    function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(library, symbol));
+    function =
+        reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(library, symbol));
     return function != nullptr;
   };
   bool complete = find(api.init, "nvmlInit_v2") &&

@@ -77,6 +77,42 @@ ReportCell error_cell(const ReportKernel& k) {
               k.max_rel_error ? fmt::format("max relative error {:.3g}", *k.max_rel_error) : "");
 }
 
+// "y: 43% of its tolerance; 1.0 ULP at most, 0.50 at the 99.9th percentile, 97.1% exactly
+// rounded" for each output.
+std::string accuracy_detail(const ReportKernel& k) {
+  std::string out;
+  for (const LoadedAccuracy& a : k.accuracy) {
+    out += (out.empty() ? "" : "; ") +
+           fmt::format("{}: {:.0f}% of its tolerance", a.tensor, 100.0 * a.tolerance_use);
+    if (a.ulp_max && a.ulp_p999 && a.exactly_rounded)
+      out += fmt::format(
+          ", {:.2g} ULP at most, {:.2g} at the 99.9th percentile, {:.1f}% exactly "
+          "rounded",
+          *a.ulp_max, *a.ulp_p999, 100.0 * *a.exactly_rounded);
+  }
+  return out;
+}
+
+// The most of its tolerance any output uses: "43%".
+ReportCell tolerance_cell(const ReportKernel& k) {
+  if (k.accuracy.empty()) return missing();
+  double worst = 0.0;
+  for (const LoadedAccuracy& a : k.accuracy) worst = std::max(worst, a.tolerance_use);
+  const Style style = worst > 1.0 ? Style::bad : worst > 0.8 ? Style::warn : Style::plain;
+  return text(fmt::format("{:.0f}%", 100.0 * worst), style, accuracy_detail(k));
+}
+
+// The largest ULP errors of any 16-bit output: "1.0 / 0.50".
+ReportCell ulp_cell(const ReportKernel& k) {
+  std::optional<double> max, p999;
+  for (const LoadedAccuracy& a : k.accuracy) {
+    if (a.ulp_max) max = std::max(max.value_or(0.0), *a.ulp_max);
+    if (a.ulp_p999) p999 = std::max(p999.value_or(0.0), *a.ulp_p999);
+  }
+  if (!max || !p999) return missing();
+  return text(fmt::format("{:.2g} / {:.2g}", *max, *p999), Style::plain, accuracy_detail(k));
+}
+
 // Reported, not enforced: a kernel may be right without being bitwise reproducible.
 ReportCell deterministic_cell(const ReportKernel& k) {
   if (!k.deterministic) return missing();
@@ -239,6 +275,15 @@ ReportTable problem_table(const ReportModel& model, const ReportProblem& p) {
   if (several) add_column(t, "Report", false);
   add_column(t, "Verification", false);
   add_column(t, "Max abs error", true);
+  // Reports written before accuracy was measured have none: no column then.
+  bool measured = false, in_ulps = false;
+  for (const auto& k : p.kernels)
+    for (const LoadedAccuracy& a : k.accuracy) {
+      measured = true;
+      in_ulps = in_ulps || a.ulp_max.has_value();
+    }
+  if (measured) add_column(t, "Tolerance used", true);
+  if (in_ulps) add_column(t, "ULP, max / 99.9%", true);
   add_column(t, "Deterministic", false);
   add_column(t, "Median", true);
   add_column(t, "95% interval of the median", true);
@@ -257,6 +302,8 @@ ReportTable problem_table(const ReportModel& model, const ReportProblem& p) {
     if (several) row.push_back(text(model.sources[k.source].label, Style::muted));
     row.push_back(status_cell(k));
     row.push_back(error_cell(k));
+    if (measured) row.push_back(tolerance_cell(k));
+    if (in_ulps) row.push_back(ulp_cell(k));
     row.push_back(deterministic_cell(k));
     if (k.timing) {
       row.push_back(median_cell(*k.timing));

@@ -55,14 +55,19 @@ std::string kernel_line(const KernelResult& k) {
                             k.percent_of_copy ? fmt::format("{:.0f}%", *k.percent_of_copy) : "-");
   if (timed && k.speedup_vs_baseline) speedup = fmt::format("{:>7.2f}x", *k.speedup_vs_baseline);
   const std::string error = k.trials.empty() ? "-" : fmt::format("{:.1e}", worst_abs_error(k));
+  // The most of its tolerance any output used, in any trial.
+  double use = 0.0;
+  for (const auto& t : k.trials)
+    for (const TensorCheck& c : t.result.tensors) use = std::max(use, c.accuracy.tolerance_use);
+  const std::string tolerance = k.trials.empty() ? "-" : fmt::format("{:.0f}%", 100.0 * use);
   const std::string name =
       k.dispatches_to.empty()
           ? k.id
           : k.id + " -> " + k.dispatches_to.substr(k.dispatches_to.find('.') + 1);
   const std::string deterministic = k.deterministic ? (*k.deterministic ? "yes" : "no") : "-";
   std::string line =
-      fmt::format("  {:<50} {:<13} {} {} {} {:>8} {:>4}\n", name, to_string(k.status), timing,
-                  bandwidth, speedup, error, deterministic);
+      fmt::format("  {:<50} {:<13} {} {} {} {:>8} {:>5} {:>4}\n", name, to_string(k.status), timing,
+                  bandwidth, speedup, error, tolerance, deterministic);
   // A plugin's reason may hold anything: no escape sequences reach the terminal.
   if (!k.reason.empty()) line += fmt::format("      {}\n", terminal_safe(k.reason));
   if (timed && !k.warning.empty()) line += fmt::format("      WARNING: {}\n", k.warning);
@@ -115,9 +120,9 @@ std::string format_run_table(const RunReport& r) {
   }
   for (const auto& p : r.problems) {
     out += "\n" + problem_line(p, several);
-    out +=
-        fmt::format("  {:<50} {:<13} {:>10} {:>16} {:>8} {:>7} {:>8} {:>8} {:>4}\n", "kernel",
-                    "status", "median ms", "spread", "GB/s", "% copy", "speedup", "max err", "det");
+    out += fmt::format("  {:<50} {:<13} {:>10} {:>16} {:>8} {:>7} {:>8} {:>8} {:>5} {:>4}\n",
+                       "kernel", "status", "median ms", "spread", "GB/s", "% copy", "speedup",
+                       "max err", "tol", "det");
     for (const auto& k : p.kernels) out += kernel_line(k);
   }
   if (!r.aborted.empty()) out += "\nRUN ABORTED: " + r.aborted + "\n";

@@ -142,6 +142,25 @@ LoadedKernel read_kernel(const CheckedJson& k) {
     r.verified = v.at("passed").as_bool();
     r.max_abs_error = optional_number(v, "max_abs_error");
     r.max_rel_error = optional_number(v, "max_rel_error");
+    if (present(v, "accuracy")) {
+      const CheckedJson outputs = v.at("accuracy");
+      outputs.expect_array();
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        const CheckedJson a = outputs.at(i);
+        expect_object(a, "an accuracy object {tensor, tolerance_use, ulp}");
+        LoadedAccuracy loaded;
+        loaded.tensor = a.at("tensor").as_string();
+        loaded.tolerance_use = optional_number(a, "tolerance_use").value_or(0.0);
+        if (present(a, "ulp")) {
+          const CheckedJson u = a.at("ulp");
+          expect_object(u, "null or {max, p999, exactly_rounded}");
+          loaded.ulp_max = optional_number(u, "max");
+          loaded.ulp_p999 = optional_number(u, "p999");
+          loaded.exactly_rounded = optional_number(u, "exactly_rounded");
+        }
+        r.accuracy.push_back(std::move(loaded));
+      }
+    }
   }
   if (present(k, "timing")) {
     LoadedTiming timing = read_timing(k.at("timing"));

@@ -58,6 +58,13 @@ struct LoadedActivity {
   std::string strays;  // operations of no launch call seen before its first launch
 };
 
+// An output's accuracy in units of its rule (app/check/accuracy.hpp), the worst of the trials.
+struct LoadedAccuracy {
+  std::string tensor;
+  double tolerance_use = 0.0;
+  std::optional<double> ulp_max, ulp_p999, exactly_rounded;  // 16-bit outputs
+};
+
 struct LoadedKernel {
   std::string id;
   std::string description;
@@ -71,6 +78,7 @@ struct LoadedKernel {
   std::optional<bool> verified;       // verification.passed; empty when not verified
   std::optional<double> max_abs_error;
   std::optional<double> max_rel_error;
+  std::vector<LoadedAccuracy> accuracy;  // per output, where the report has it
   // Only for a kernel that passed: a kernel that did not pass has no time, whatever the
   // report holds.
   std::optional<LoadedTiming> timing;

@@ -1,5 +1,6 @@
 #include "app/results/report_writer.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "app/util/version.hpp"
@@ -25,6 +26,40 @@ json mismatch_json(const Mismatch& m) {
   return j;
 }
 
+json accuracy_json(const std::string& tensor, const OutputAccuracy& a) {
+  json ulp = nullptr;
+  if (a.ulp)
+    ulp = {{"max", finite_or_null(a.ulp->max)},
+           {"p999", finite_or_null(a.ulp->p999)},
+           {"exactly_rounded", finite_or_null(a.ulp->exactly_rounded)}};
+  return {{"tensor", tensor}, {"tolerance_use", finite_or_null(a.tolerance_use)}, {"ulp", ulp}};
+}
+
+// Per output, the worst over the trials: the most tolerance used, the largest ULP errors, the
+// smallest share exactly rounded.
+json worst_accuracy_json(const KernelResult& k) {
+  std::vector<std::pair<std::string, OutputAccuracy>> worst;
+  for (const TrialVerification& t : k.trials)
+    for (const TensorCheck& c : t.result.tensors) {
+      auto it = std::find_if(worst.begin(), worst.end(),
+                             [&](const auto& w) { return w.first == c.tensor; });
+      if (it == worst.end()) {
+        worst.emplace_back(c.tensor, c.accuracy);
+        continue;
+      }
+      OutputAccuracy& w = it->second;
+      w.tolerance_use = std::max(w.tolerance_use, c.accuracy.tolerance_use);
+      if (w.ulp && c.accuracy.ulp) {
+        w.ulp->max = std::max(w.ulp->max, c.accuracy.ulp->max);
+        w.ulp->p999 = std::max(w.ulp->p999, c.accuracy.ulp->p999);
+        w.ulp->exactly_rounded = std::min(w.ulp->exactly_rounded, c.accuracy.ulp->exactly_rounded);
+      }
+    }
+  json out = json::array();
+  for (const auto& [tensor, a] : worst) out.push_back(accuracy_json(tensor, a));
+  return out;
+}
+
 json trial_json(const TrialVerification& t) {
   const VerificationResult& r = t.result;
   json mismatches = json::array();
@@ -39,7 +74,13 @@ json trial_json(const TrialVerification& t) {
           {"max_rel_error", finite_or_null(r.max_rel_error)},
           {"rel_l2_error", optional_json(r.rel_l2_error)},
           {"inputs_unchanged", r.inputs_unchanged},
-          {"first_mismatches", mismatches}};
+          {"first_mismatches", mismatches},
+          {"accuracy", [&] {
+             json out = json::array();
+             for (const TensorCheck& c : r.tensors)
+               out.push_back(accuracy_json(c.tensor, c.accuracy));
+             return out;
+           }()}};
 }
 
 json verification_json(const KernelResult& k) {
@@ -59,6 +100,7 @@ json verification_json(const KernelResult& k) {
           {"violations", violations},
           {"max_abs_error", finite_or_null(max_abs)},
           {"max_rel_error", finite_or_null(max_rel)},
+          {"accuracy", worst_accuracy_json(k)},
           {"trials", trials}};
 }
 

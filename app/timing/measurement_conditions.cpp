@@ -38,8 +38,7 @@ std::vector<size_t> throttled_samples(const SamplingConditions& c) {
 
 std::optional<std::string> throttle_warning(const SamplingConditions& c) {
   const std::vector<size_t> marked = throttled_samples(c);
-  if (c.sample_reasons.empty() || 2 * marked.size() <= c.sample_reasons.size())
-    return std::nullopt;
+  if (c.sample_reasons.empty() || 2 * marked.size() <= c.sample_reasons.size()) return std::nullopt;
   uint64_t seen = 0;
   for (size_t i : marked) seen |= c.sample_reasons[i] & clock_event::kThrottling;
   return fmt::format("{} of {} samples taken while the GPU throttled ({})", marked.size(),

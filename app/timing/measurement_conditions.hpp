@@ -40,8 +40,8 @@ inline constexpr uint64_t kThrottling =
 }  // namespace clock_event
 
 struct SamplingConditions {
-  std::optional<GpuReading> before;  // just before the first warm-up launch
-  std::optional<GpuReading> after;   // just after the last sample
+  std::optional<GpuReading> before;      // just before the first warm-up launch
+  std::optional<GpuReading> after;       // just after the last sample
   std::vector<uint64_t> sample_reasons;  // after each sample, its clock event reasons
 };
 

@@ -67,6 +67,21 @@ class NumpyMath:
     def item(self, a, i):
         return float(a[i])
 
+    # accuracy in ULPs (app/check/accuracy.cpp)
+    def ulp_at(self, ref, dtype):
+        mantissa, least = ULP_GEOMETRY[dtype]
+        _, exponent = np.frexp(np.abs(ref))
+        return np.ldexp(1.0, np.maximum(exponent - 1, least) - mantissa)
+
+    def rounded(self, ref, dtype):
+        return round_float32(np.asarray(ref, dtype=np.float32), dtype).astype(np.float64)
+
+    def bin_counts(self, bins, n):
+        return np.bincount(bins.astype(np.int64), minlength=n).tolist()
+
+    def floor_clamped(self, a, top):
+        return np.minimum(np.floor(a), top)
+
 
 class TorchMath(NumpyMath):
     """The same on torch tensors (of the problem's dtype; the sum of add_rms_norm is rounded by
@@ -113,6 +128,26 @@ class TorchMath(NumpyMath):
 
     def item(self, a, i):
         return float(a[i])
+
+    def ulp_at(self, ref, dtype):
+        mantissa, least = ULP_GEOMETRY[dtype]
+        _, exponent = self.torch.frexp(ref.abs())
+        exponent = self.torch.clamp(exponent - 1, min=least) - mantissa
+        return self.torch.ldexp(self.torch.ones_like(ref), exponent)
+
+    def rounded(self, ref, dtype):
+        t = {"bfloat16": self.torch.bfloat16, "float16": self.torch.float16}[dtype]
+        return ref.float().to(t).to(self.torch.float64)
+
+    def bin_counts(self, bins, n):
+        return self.torch.bincount(bins.to(self.torch.int64), minlength=n).tolist()
+
+    def floor_clamped(self, a, top):
+        return self.torch.clamp(self.torch.floor(a), max=top)
+
+
+# Significand bits after the point and the least normal exponent of the 16-bit types.
+ULP_GEOMETRY = {"bfloat16": (7, -126), "float16": (10, -14)}
 
 
 def expected_rows(m, p, x, residual=None, weight=None, bias=None):

@@ -9,6 +9,7 @@ import tempfile
 
 from .errors import EXIT_FAILED, EXIT_OK, EXIT_RUNTIME
 from .plan import REPO_ROOT
+from .verify import worst_accuracy
 
 
 def kernel_json(k, p, copy):
@@ -19,6 +20,7 @@ def kernel_json(k, p, copy):
             "violations": sum(t["violations"] for t in k["trials"]),
             "max_abs_error": max(t["max_abs_error"] or 0.0 for t in k["trials"]),
             "max_rel_error": max(t["max_rel_error"] or 0.0 for t in k["trials"]),
+            "accuracy": worst_accuracy(k["trials"]),
             "trials": k["trials"]}
     bandwidth = None
     if k["timing"]:

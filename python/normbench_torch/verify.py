@@ -13,6 +13,9 @@ from .inputs import CHUNK
 from .reference import NumpyMath, TorchMath, expected_rows
 
 MAX_MISMATCHES = 8  # per output, as verify_output's default
+# ULP errors are counted in bins of 1/16 ULP up to 16 ULP, as app/check/accuracy.hpp does.
+BINS_PER_ULP, ULP_CAP = 16, 16
+ULP_BINS = BINS_PER_ULP * ULP_CAP
 
 
 def fingerprint(torch, tensor):
@@ -92,6 +95,9 @@ class Tally:
         self.checked = self.violations = self.nonfinite = 0
         self.max_abs = self.max_rel = self.err_sq = self.ref_sq = 0.0
         self.mismatches = []
+        self.tolerance_use = self.max_ulp = 0.0
+        self.ulp_counted = self.exactly_rounded = 0
+        self.ulp_bins = [0] * (ULP_BINS + 1)
 
     def add(self, m, name, values, ref, first, p):
         """Checks float64 `values` against `ref`, elements [first, first + len) of output `name`."""
@@ -108,6 +114,7 @@ class Tally:
                 self.max_rel = max(self.max_rel, m.max(err[rel_mask] / abs(ref[rel_mask])))
             self.err_sq += m.sum(err[finite_err] ** 2)
             self.ref_sq += m.sum(ref[finite_err] ** 2)
+            self.add_accuracy(m, values[finite_err], ref[finite_err], err[finite_err], p)
         bad = ~ok
         n_bad = m.count(bad)
         if n_bad:
@@ -121,6 +128,48 @@ class Tally:
                     entry["value_text"] = "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
                 self.mismatches.append(entry)
         self.checked += int(ref.shape[0])
+
+
+    def add_accuracy(self, m, values, ref, err, p):
+        """The share of the tolerance used and, for 16-bit outputs, the errors in ULPs."""
+        tol = p["tolerance"]
+        self.tolerance_use = max(self.tolerance_use, m.max(err / (tol["atol"] + tol["rtol"] * abs(ref))))
+        if p["dtype"] == "float32":
+            return
+        ulps = err / m.ulp_at(ref, p["dtype"])
+        self.max_ulp = max(self.max_ulp, m.max(ulps))
+        self.ulp_counted += int(ref.shape[0])
+        self.exactly_rounded += m.count(values == m.rounded(ref, p["dtype"]))
+        counts = m.bin_counts(m.floor_clamped(ulps * BINS_PER_ULP, ULP_BINS), ULP_BINS + 1)
+        self.ulp_bins = [a + b for a, b in zip(self.ulp_bins, counts)]
+
+    def accuracy(self, name):
+        """As normbench's report writes it: {tensor, tolerance_use, ulp}."""
+        ulp = None
+        if self.ulp_counted:
+            target, cumulative, p999 = math.ceil(0.999 * self.ulp_counted), 0, float(ULP_CAP)
+            for i, count in enumerate(self.ulp_bins[:ULP_BINS]):
+                cumulative += count
+                if cumulative >= target:
+                    p999 = min((i + 1) / BINS_PER_ULP, self.max_ulp)
+                    break
+            ulp = {"max": self.max_ulp, "p999": p999,
+                   "exactly_rounded": self.exactly_rounded / self.ulp_counted}
+        return {"tensor": name, "tolerance_use": self.tolerance_use, "ulp": ulp}
+
+
+def worst_accuracy(trials):
+    """Per output, the worst over the trials (as normbench's verification writes it)."""
+    worst = {}
+    for t in trials:
+        for a in t.get("accuracy", []):
+            w = worst.setdefault(a["tensor"], {"tensor": a["tensor"], "tolerance_use": 0.0, "ulp": None})
+            w["tolerance_use"] = max(w["tolerance_use"], a["tolerance_use"])
+            if a["ulp"]:
+                u = w["ulp"] or dict(a["ulp"])
+                w["ulp"] = {"max": max(u["max"], a["ulp"]["max"]), "p999": max(u["p999"], a["ulp"]["p999"]),
+                            "exactly_rounded": min(u["exactly_rounded"], a["ulp"]["exactly_rounded"])}
+    return list(worst.values())
 
 
 def violation_text(name, t, tol, prefixed):
@@ -145,7 +194,8 @@ def trial_record(p, tallies, trial, seed):
               "max_rel_error": finite_or_none(max(t.max_rel for t in parts)),
               "rel_l2_error": math.sqrt(err_sq) / math.sqrt(ref_sq) if ref_sq > 0 else None,
               "inputs_unchanged": True,
-              "first_mismatches": [e for t in parts for e in t.mismatches]}
+              "first_mismatches": [e for t in parts for e in t.mismatches],
+              "accuracy": [tallies[n].accuracy(n) for n in outputs]}
     why = None
     if violations:
         why = "; ".join(violation_text(n, tallies[n], p["tolerance"], len(outputs) > 1)

@@ -203,6 +203,26 @@ class Verification(unittest.TestCase):
             self.assertEqual(record["checked"], p["num_elements"] * len(p["outputs"]))
             self.assertEqual((record["trial"], record["seed"], record["violations"]), (1, 43, 0))
 
+    def test_accuracy_in_units_of_the_rule_as_normbench_measures_it(self):
+        from normbench_torch.verify import verify_arrays
+        p = problem("rms_norm", [8, 64], [64], dtype="bfloat16")
+        inputs = self.inputs(p)
+        right = self.right_outputs(p, inputs)
+        record, _ = verify_arrays(p, inputs, right)
+        a = record["accuracy"][0]
+        self.assertEqual(a["tensor"], "y")
+        self.assertLessEqual(a["ulp"]["max"], 0.5)  # rounded once from the reference
+        self.assertEqual(a["ulp"]["exactly_rounded"], 1.0)
+        self.assertLess(a["tolerance_use"], 0.5)
+        y = right["y"].copy()
+        y[0, 0] = np.float32(y[0, 0]) * np.float32(1 + 2 ** -7)  # about one ULP off
+        off, _ = verify_arrays(p, inputs, {"y": y})
+        self.assertGreater(off["accuracy"][0]["ulp"]["max"], 0.5)
+        self.assertLess(off["accuracy"][0]["ulp"]["exactly_rounded"], 1.0)
+        f32 = problem("layer_norm", [4, 96], [96], has_bias=False)
+        f32_record, _ = verify_arrays(f32, self.inputs(f32), self.right_outputs(f32, self.inputs(f32)))
+        self.assertIsNone(f32_record["accuracy"][0]["ulp"])
+
     def test_one_output_reason_and_mismatches(self):
         from normbench_torch.verify import MAX_MISMATCHES, verify_arrays
         p = problem("rms_norm", [4, 8], [8], dtype="bfloat16")

@@ -269,6 +269,28 @@ TEST(CompareThrottling, ASlowerKernelMostOfWhoseSamplesThrottledIsNamedNotARegre
   EXPECT_STREQ(to_string(Verdict::throttled), "throttled");
 }
 
+TEST(CompareAccuracy, AKernelUsingClearlyMoreOfItsToleranceIsWorthALineAtTheSameSpeed) {
+  const auto t = samples_around(1.0, 0.002);
+  auto with_use = [&](const std::string& id, double use) {
+    LoadedKernel k = kernel(id, "passed", t);
+    k.accuracy.push_back({"y", use, std::nullopt, std::nullopt, std::nullopt});
+    return k;
+  };
+  const LoadedReport base = report({{"P", {with_use("worse", 0.12), with_use("noise", 0.12)}}});
+  const LoadedReport cand = report({{"P", {with_use("worse", 0.43), with_use("noise", 0.15)}}});
+  const Comparison c = compare_reports(base, cand, CompareSettings{});
+  const KernelComparison& worse = result_for(c, "worse");
+  EXPECT_EQ(worse.verdict, Verdict::same);
+  EXPECT_TRUE(worse.accuracy_worsened);
+  EXPECT_EQ(worse.note, "uses 43% of its tolerance, 12% before");
+  EXPECT_FALSE(worse.regression);  // still passes: a line, not a failed gate
+  EXPECT_FALSE(result_for(c, "noise").accuracy_worsened);  // 3 points: not clearly worse
+  EXPECT_EQ(c.exit_code, kExitOk);
+  const std::string md = format_compare_markdown(c);
+  EXPECT_NE(md.find("#### Changes"), std::string::npos) << md;
+  EXPECT_NE(md.find("uses 43% of its tolerance, 12% before"), std::string::npos) << md;
+}
+
 TEST(CompareStatusRules, MissingAndNewProblems) {
   const auto t = samples_around(1.0, 0.002);
   const LoadedReport base =

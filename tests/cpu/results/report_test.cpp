@@ -470,9 +470,13 @@ TEST(Report, SameFieldNamesAsTheH100Fixture) {
   fixture_kernel_keys.insert("activity");       // what the activity trace saw it run
   fixture_kernel_keys.insert("warning");        // e.g. most samples throttled
   EXPECT_EQ(fixture_kernel_keys, keys(kernel_json));
-  EXPECT_EQ(keys(fixture_kernel["verification"]), keys(kernel_json["verification"]));
-  EXPECT_EQ(keys(fixture_kernel["verification"]["trials"][0]),
-            keys(kernel_json["verification"]["trials"][0]));
+  // Accuracy in units of the rule, per output: added since.
+  auto fixture_verification = keys(fixture_kernel["verification"]);
+  fixture_verification.insert("accuracy");
+  EXPECT_EQ(fixture_verification, keys(kernel_json["verification"]));
+  auto fixture_trial = keys(fixture_kernel["verification"]["trials"][0]);
+  fixture_trial.insert("accuracy");
+  EXPECT_EQ(fixture_trial, keys(kernel_json["verification"]["trials"][0]));
   auto fixture_timing = keys(fixture_kernel["timing"]);
   fixture_timing.insert({"median_ci_ms", "checks"});  // schema 2
   fixture_timing.insert("conditions");                // the GPU's state around the samples
