@@ -24,7 +24,8 @@ namespace {
 struct ReportOptions {
   std::vector<std::string> inputs;
   std::string out;              // FILE.html, .md, .xml, .csv, or "-" for standard output
-  std::string format = "auto";  // auto (from the --out extension), html, markdown, junit, csv
+  std::string format = "auto";  // auto (from the --out extension), html, markdown, summary,
+                                // junit, csv
   bool allow_mismatch = false;
 };
 
@@ -58,6 +59,7 @@ std::string render(const ReportModel& model, const std::string& format) {
   if (format == "html") return render_html(model);
   if (format == "junit") return render_junit(model);
   if (format == "csv") return render_csv(model);
+  if (format == "summary") return render_markdown_summary(model);
   return render_markdown(model);
 }
 int report(const ReportOptions& o) {
@@ -97,9 +99,9 @@ void add_report_command(CLI::App& app, CommandContext& context) {
                   "output")
       ->required();
   cmd->add_option("--format", o.format,
-                  "Output format: html, markdown, junit, csv (default: from the --out extension; "
-                  "Markdown for -)")
-      ->check(CLI::IsMember({"auto", "html", "markdown", "junit", "csv"}));
+                  "Output format: html, markdown, junit, csv, or summary (the Markdown summary "
+                  "table alone, for a README) (default: from the --out extension; Markdown for -)")
+      ->check(CLI::IsMember({"auto", "html", "markdown", "summary", "junit", "csv"}));
   cmd->add_flag("--allow-mismatch", o.allow_mismatch,
                 "Merge reports from different GPU models, or with different problems under one "
                 "id, with a warning instead of refusing");

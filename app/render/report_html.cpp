@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "app/render/report_format.hpp"
+#include "app/render/report_summary.hpp"
 #include "app/render/svg_chart.hpp"
 #include "app/render/xml_text.hpp"
 
@@ -141,6 +142,7 @@ std::string render_html(const ReportModel& model) {
       "copy bandwidth, and more than 100% is suspicious. Speedups are the other kernel&#39;s "
       "median over this kernel&#39;s median (above 1&#215;: this one is faster). Hover a "
       "cell for details.</p>\n";
+  out += "<h2 id=\"summary\">Summary</h2>\n" + render_table(summary_table(model), "summary");
   out += "<h2>Reports</h2>\n" + render_table(sources_table(model), "sources");
   if (!model.warnings.empty()) {
     out += "<h2>Warnings</h2>\n<ul class=\"warnings\">\n";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "app/render/report_format.hpp"
+#include "app/render/report_summary.hpp"
 #include "app/util/markdown_text.hpp"
 
 namespace normbench {
@@ -32,6 +33,10 @@ std::string render_table(const ReportTable& t) {
 
 }  // namespace
 
+std::string render_markdown_summary(const ReportModel& model) {
+  return render_table(summary_table(model));
+}
+
 std::string render_markdown(const ReportModel& model) {
   std::string out = "# normbench report\n\n";
   out +=
@@ -42,7 +47,8 @@ std::string render_markdown(const ReportModel& model) {
       "and y written once, weight and bias read once) over the median time; % of copy "
       "compares it with the report's measured device-to-device copy bandwidth. Speedups are "
       "the other kernel's median over this kernel's median (above 1: this one is faster).\n\n";
-  out += "## Reports\n\n" + render_table(sources_table(model));
+  out += "## Summary\n\n" + render_table(summary_table(model));
+  out += "\n## Reports\n\n" + render_table(sources_table(model));
   if (!model.warnings.empty()) {
     out += "\n## Warnings\n\n";
     for (const auto& w : model.warnings) out += "- " + markdown_text(w) + "\n";

@@ -9,5 +9,7 @@
 namespace normbench {
 
 std::string render_markdown(const ReportModel& model);
+// The summary table alone, with the failures beneath: what a README shows of a sitting.
+std::string render_markdown_summary(const ReportModel& model);
 
 }  // namespace normbench

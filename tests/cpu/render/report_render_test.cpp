@@ -11,6 +11,7 @@
 #include "app/render/report_html.hpp"
 #include "app/render/report_markdown.hpp"
 #include "app/render/report_model.hpp"
+#include "app/render/report_summary.hpp"
 #include "app/render/svg_chart.hpp"
 #include "tests/cpu/test_support.hpp"
 
@@ -126,10 +127,43 @@ TEST(ReportMarkdown, HasOneTablePerProblemWithTheMergedNumbers) {
   ASSERT_GT(rows.size(), 20u);
   size_t header_cells = 0;
   for (const auto& row : rows) {
-    if (row.rfind("| Kernel |", 0) == 0 || row.rfind("| Report |", 0) == 0)
+    if (row.rfind("| Kernel |", 0) == 0 || row.rfind("| Report |", 0) == 0 ||
+        row.rfind("| Problem |", 0) == 0)
       header_cells = cell_separators(row);
     EXPECT_EQ(cell_separators(row), header_cells) << row;
   }
+}
+
+TEST(ReportSummary, OpensTheReportWithOneRowPerProblem) {
+  const ReportModel model = fixture_model();
+  const std::string md = render_markdown(model);
+  // First after the introduction, before the reports and the problems.
+  EXPECT_LT(md.find("## Summary"), md.find("## Reports"));
+  EXPECT_TRUE(contains(md,
+                       "| Problem | Floor | Default kernel | Median | % of floor | Fastest passing | "
+                       "Its median | vs naive | vs torch.eager | vs torch.compile |"))
+      << md;
+  // A: the default (462.6 us) against the floor (570.4 MB at 3035 GB/s), the fastest passing
+  // kernel, and the default's speedups.
+  EXPECT_TRUE(contains(md,
+                       "| A_layer_norm | 188.0 \u00b5s | layer_norm.default | 462.6 \u00b5s | 40.6% | "
+                       "layer_norm.split_row | 462.3 \u00b5s | 18.4\u00d7 | 3.46\u00d7 | 1.62\u00d7 |"))
+      << md;
+  // Failures beneath, named by problem and kernel.
+  EXPECT_TRUE(contains(md, "- C_layer_norm_gelu_scale / torch.compile (failed): trial 0: 12 of "
+                           "134217728"))
+      << md;
+  const nlohmann::json rows = summary_json(model);
+  ASSERT_EQ(rows.size(), model.problems.size());
+  const nlohmann::json& a = rows[0];
+  EXPECT_EQ(a["problem"], "A_layer_norm");
+  EXPECT_NEAR(a["floor_ms"].get<double>(), 0.18796, 1e-4);
+  EXPECT_EQ(a["default"]["id"], "layer_norm.default");
+  EXPECT_NEAR(a["default"]["percent_of_floor"].get<double>(), 40.6, 0.05);
+  EXPECT_NEAR(a["default"]["vs_torch_compile"].get<double>(), 1.62, 0.005);
+  EXPECT_EQ(a["fastest"]["id"], "layer_norm.split_row");
+  EXPECT_TRUE(a["failures"].empty());
+  EXPECT_EQ(rows[2]["failures"][0]["kernel"], "torch.compile");
 }
 
 TEST(ReportMarkdown, OneReportHasNoReportOrTorchColumns) {

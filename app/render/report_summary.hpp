@@ -1,0 +1,35 @@
+// The summary that opens every report: one row per problem with its floor, the op's default
+// kernel (and what it dispatched to) and the fastest kernel that passed, their medians with
+// intervals, the default's % of the floor and its speedups over the naive kernel, PyTorch eager
+// and torch.compile where the reports have them; the kernels that failed or ended in error
+// beneath. Markdown, HTML and the run report's JSON (`summary.problems`) all draw it from here.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/render/report_format.hpp"
+#include "app/render/report_model.hpp"
+
+namespace normbench {
+
+struct SummaryRow {
+  const ReportProblem* problem = nullptr;
+  // The problem's minimum bytes at the copy bandwidth of the report its default kernel came
+  // from; empty without either.
+  std::optional<double> floor_ms;
+  const ReportKernel* default_kernel = nullptr;  // "<op>.default", timed or not; may be null
+  const ReportKernel* fastest = nullptr;         // the fastest kernel that passed and was timed
+};
+
+std::vector<SummaryRow> summary_rows(const ReportModel& model);
+// The rows as table cells; the notes name every kernel that failed or ended in error.
+ReportTable summary_table(const ReportModel& model);
+// The rows for machines: [{problem, floor_ms, default: {id, dispatches_to, median_ms,
+// median_ci_ms, percent_of_floor, vs_baseline, vs_torch_eager, vs_torch_compile} | null,
+// fastest: {id, median_ms, median_ci_ms} | null, failures: [{kernel, status, reason}]}].
+nlohmann::json summary_json(const ReportModel& model);
+
+}  // namespace normbench
