@@ -18,14 +18,14 @@ double ulp_at(double ref, DType dtype);
 
 struct UlpErrors {
   double max = 0.0;
-  double p999 = 0.0;                // 99.9th percentile, to 1/16 ULP; capped at kUlpCap
-  double exactly_rounded = 0.0;     // share of elements equal to the reference rounded once
+  double p999 = 0.0;                       // 99.9th percentile, to 1/16 ULP; capped at kUlpCap
+  double exactly_rounded = 0.0;            // share of elements equal to the reference rounded once
   static constexpr double kUlpCap = 16.0;  // above this the percentile says "16 or more"
 };
 
 struct OutputAccuracy {
-  double tolerance_use = 0.0;     // worst |y - ref| / (atol + rtol |ref|), finite elements
-  std::optional<UlpErrors> ulp;   // bfloat16 and float16 outputs
+  double tolerance_use = 0.0;    // worst |y - ref| / (atol + rtol |ref|), finite elements
+  std::optional<UlpErrors> ulp;  // bfloat16 and float16 outputs
 };
 
 // Adds elements of one output, in any order; tallies of parts merge.

@@ -7,6 +7,7 @@
 #include <limits>
 #include <set>
 
+#include "app/config/sweep.hpp"
 #include "app/util/errors.hpp"
 #include "app/util/file_safe_name.hpp"
 #include "app/util/hashing.hpp"
@@ -349,8 +350,20 @@ RunConfig parse_config(const std::string& text, const std::string& source) {
   std::set<std::string> seen_ids;
   nlohmann::json resolved_problems = nlohmann::json::array();
   for (size_t i = 0; i < problems.size(); ++i) {
-    config.problems.push_back(parse_problem(problems.at(i), defaults, seen_ids));
-    resolved_problems.push_back(config.problems.back().resolved);
+    const CheckedJson problem = problems.at(i);
+    if (!problem.node().is_object() || !problem.has("sweep")) {
+      config.problems.push_back(parse_problem(problem, defaults, seen_ids));
+      resolved_problems.push_back(config.problems.back().resolved);
+      continue;
+    }
+    const std::string family = problem.at("id").as_string();
+    for (const SweepPoint& point : expand_sweep(problem)) {
+      ProblemConfig p =
+          parse_problem(CheckedJson(point.problem, source, point.path), defaults, seen_ids);
+      p.resolved["sweep"] = {{"family", family}, {"point", point.point}};
+      resolved_problems.push_back(p.resolved);
+      config.problems.push_back(std::move(p));
+    }
   }
   config.resolved = {{"name", config.name}, {"problems", resolved_problems}};
   if (!config.description.empty()) config.resolved["description"] = config.description;

@@ -4,6 +4,7 @@
 
 #include "app/render/report_format.hpp"
 #include "app/render/report_summary.hpp"
+#include "app/render/report_sweeps.hpp"
 #include "app/render/svg_chart.hpp"
 #include "app/render/xml_text.hpp"
 
@@ -143,6 +144,12 @@ std::string render_html(const ReportModel& model) {
       "median over this kernel&#39;s median (above 1&#215;: this one is faster). Hover a "
       "cell for details.</p>\n";
   out += "<h2 id=\"summary\">Summary</h2>\n" + render_table(summary_table(model), "summary");
+  const std::vector<SweepFamily> sweeps = sweep_families(model);
+  if (!sweeps.empty()) {
+    out += "<h2 id=\"sweeps\">Sweeps</h2>\n<div class=\"charts\">\n";
+    for (const SweepFamily& f : sweeps) out += render_line_chart(sweep_chart(f));
+    out += "</div>\n";
+  }
   out += "<h2>Reports</h2>\n" + render_table(sources_table(model), "sources");
   if (!model.warnings.empty()) {
     out += "<h2>Warnings</h2>\n<ul class=\"warnings\">\n";

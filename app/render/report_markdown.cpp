@@ -4,6 +4,7 @@
 
 #include "app/render/report_format.hpp"
 #include "app/render/report_summary.hpp"
+#include "app/render/report_sweeps.hpp"
 #include "app/util/markdown_text.hpp"
 
 namespace normbench {
@@ -48,6 +49,9 @@ std::string render_markdown(const ReportModel& model) {
       "compares it with the report's measured device-to-device copy bandwidth. Speedups are "
       "the other kernel's median over this kernel's median (above 1: this one is faster).\n\n";
   out += "## Summary\n\n" + render_table(summary_table(model));
+  for (const SweepFamily& f : sweep_families(model))
+    out += "\n## Sweep " + markdown_text(f.family) + ": median time against " +
+           markdown_text(f.axis) + "\n\n" + render_table(sweep_table(f));
   out += "\n## Reports\n\n" + render_table(sources_table(model));
   if (!model.warnings.empty()) {
     out += "\n## Warnings\n\n";

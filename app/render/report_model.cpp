@@ -114,6 +114,8 @@ ReportModel merge_reports(const std::vector<LoadedReport>& reports, bool allow_m
         fresh.id = incoming.id;
         fresh.op = incoming.op;
         fresh.shape = incoming.shape;
+        fresh.sweep_family = incoming.sweep_family;
+        fresh.sweep_point = incoming.sweep_point;
         model.problems.push_back(std::move(fresh));
         identities.push_back(incoming.identity);
         identity_source.push_back(s);

@@ -41,6 +41,8 @@ struct ReportProblem {
   std::string baseline_id;      // the is_baseline kernel, empty if no report has one
   std::vector<size_t> sources;  // the reports this problem appears in
   std::vector<ReportKernel> kernels;
+  std::string sweep_family;    // a point of a sweep: its family; else empty
+  nlohmann::json sweep_point;  // and its axis values
 };
 
 struct ReportModel {

@@ -52,8 +52,9 @@ ReportCell kernel_cell(const ReportKernel* k) {
 
 ReportCell speedup(const std::optional<double>& ratio) {
   if (!ratio) return cell(kDash, Style::muted);
-  return cell(format_speedup(*ratio),
-              *ratio > 1.005 ? Style::good : *ratio < 0.995 ? Style::slower : Style::plain);
+  return cell(format_speedup(*ratio), *ratio > 1.005   ? Style::good
+                                      : *ratio < 0.995 ? Style::slower
+                                                       : Style::plain);
 }
 
 json timing_json(const LoadedTiming& t) {
@@ -120,8 +121,8 @@ ReportTable summary_table(const ReportModel& model) {
     t.rows.push_back(std::move(row));
     for (const ReportKernel& k : p.kernels)
       if (is_failure(k.status))
-        t.notes.push_back(fmt::format("{} / {} ({}): {}", p.id, k.id, to_string(k.status),
-                                      k.reason));
+        t.notes.push_back(
+            fmt::format("{} / {} ({}): {}", p.id, k.id, to_string(k.status), k.reason));
   }
   return t;
 }

@@ -274,8 +274,17 @@ LoadedProblem read_problem(const CheckedJson& p) {
                           "\"; allowed: ran, skipped");
     r.skipped = status == "skipped";
   }
-  if (present(p, "config") && p.at("config").node().is_object())
-    r.description = optional_string(p.at("config"), "description");
+  if (present(p, "config") && p.at("config").node().is_object()) {
+    const CheckedJson config = p.at("config");
+    r.description = optional_string(config, "description");
+    if (present(config, "sweep")) {
+      const CheckedJson sweep = config.at("sweep");
+      expect_object(sweep, "a sweep {family, point}");
+      r.sweep_family = sweep.at("family").as_string();
+      r.sweep_point = sweep.at("point").node();
+      if (!r.sweep_point.is_object()) sweep.at("point").fail("expected an object of axis values");
+    }
+  }
   const CheckedJson kernels = p.at("kernels");
   kernels.expect_array();
   std::set<std::string> ids;

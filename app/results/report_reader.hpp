@@ -100,6 +100,10 @@ struct LoadedProblem {
   // What makes two problems of one id the same problem: op, shape and the resolved config
   // without description, timing settings or trial count.
   nlohmann::json identity;
+  // A point of a sweep (app/config/sweep.hpp): its family's id and its axis values ({"rows": 8});
+  // empty and null otherwise.
+  std::string sweep_family;
+  nlohmann::json sweep_point;
   std::vector<LoadedKernel> kernels;
 };
 

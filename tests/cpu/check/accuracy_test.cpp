@@ -48,7 +48,7 @@ TEST(Accuracy, AWholeUlpOffIsCountedAndNotExactlyRounded) {
   AccuracyTally tally(DType::bfloat16, default_tolerance(DType::bfloat16));
   const float one_up = bfloat16_value(static_cast<uint16_t>(bfloat16_bits(1.5f) + 1));
   for (int i = 0; i < 999; ++i) tally.add(1.5f, 1.5);  // exact
-  tally.add(one_up, 1.5);                               // one ULP above
+  tally.add(one_up, 1.5);                              // one ULP above
   const OutputAccuracy a = tally.result();
   ASSERT_TRUE(a.ulp);
   EXPECT_DOUBLE_EQ(a.ulp->max, 1.0);

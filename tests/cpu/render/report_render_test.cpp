@@ -12,6 +12,7 @@
 #include "app/render/report_markdown.hpp"
 #include "app/render/report_model.hpp"
 #include "app/render/report_summary.hpp"
+#include "app/render/report_sweeps.hpp"
 #include "app/render/svg_chart.hpp"
 #include "tests/cpu/test_support.hpp"
 
@@ -139,19 +140,22 @@ TEST(ReportSummary, OpensTheReportWithOneRowPerProblem) {
   const std::string md = render_markdown(model);
   // First after the introduction, before the reports and the problems.
   EXPECT_LT(md.find("## Summary"), md.find("## Reports"));
-  EXPECT_TRUE(contains(md,
-                       "| Problem | Floor | Default kernel | Median | % of floor | Fastest passing | "
-                       "Its median | vs naive | vs torch.eager | vs torch.compile |"))
+  EXPECT_TRUE(
+      contains(md,
+               "| Problem | Floor | Default kernel | Median | % of floor | Fastest passing | "
+               "Its median | vs naive | vs torch.eager | vs torch.compile |"))
       << md;
   // A: the default (462.6 us) against the floor (570.4 MB at 3035 GB/s), the fastest passing
   // kernel, and the default's speedups.
-  EXPECT_TRUE(contains(md,
-                       "| A_layer_norm | 188.0 \u00b5s | layer_norm.default | 462.6 \u00b5s | 40.6% | "
-                       "layer_norm.split_row | 462.3 \u00b5s | 18.4\u00d7 | 3.46\u00d7 | 1.62\u00d7 |"))
+  EXPECT_TRUE(
+      contains(md,
+               "| A_layer_norm | 188.0 \u00b5s | layer_norm.default | 462.6 \u00b5s | 40.6% | "
+               "layer_norm.split_row | 462.3 \u00b5s | 18.4\u00d7 | 3.46\u00d7 | 1.62\u00d7 |"))
       << md;
   // Failures beneath, named by problem and kernel.
-  EXPECT_TRUE(contains(md, "- C_layer_norm_gelu_scale / torch.compile (failed): trial 0: 12 of "
-                           "134217728"))
+  EXPECT_TRUE(contains(md,
+                       "- C_layer_norm_gelu_scale / torch.compile (failed): trial 0: 12 of "
+                       "134217728"))
       << md;
   const nlohmann::json rows = summary_json(model);
   ASSERT_EQ(rows.size(), model.problems.size());
@@ -319,6 +323,64 @@ TEST(ReportRender, AKernelMostOfWhoseSamplesThrottledIsAWarningWithItsConditions
                        "MHz, memory 2619 MHz, 84 \u00b0C, 699 W after; 2 of 3 samples "
                        "taken while the GPU throttled (sw_power_cap)"))
       << "the median's tooltip";
+}
+
+// A report of a sweep: rms over rows 1, 8 and 64 (written out of order), two kernels.
+json sweep_report() {
+  json problems = json::array();
+  for (int rows : {8, 1, 64}) {
+    auto timing = [](double ms) { return json{{"median_ms", ms}, {"samples_ms", {ms, ms, ms}}}; };
+    const std::string id = "rms.rows-" + std::to_string(rows);
+    problems.push_back(
+        {{"id", id},
+         {"op", "rms_norm"},
+         {"shape", {rows, 4096}},
+         {"config",
+          {{"id", id},
+           {"op", "rms_norm"},
+           {"shape", {rows, 4096}},
+           {"sweep", {{"family", "rms"}, {"point", {{"rows", rows}}}}}}},
+         {"kernels",
+          {{{"id", "rms_norm.default"}, {"status", "passed"}, {"timing", timing(0.004 * rows)}},
+           {{"id", "rms_norm.naive"}, {"status", "passed"}, {"timing", timing(0.006 * rows)}}}}});
+  }
+  return {{"schema_version", 2},
+          {"tool", {{"name", "normbench"}}},
+          {"config", {{"name", "sweep"}, {"hash", "h"}}},
+          {"device", nullptr},
+          {"problems", problems}};
+}
+
+TEST(ReportSweeps, AFamilyIsDrawnAlongItsAxisInOrder) {
+  const ReportModel model = merge_reports({read_report_json(sweep_report(), "sweep.json")}, false);
+  const auto families = sweep_families(model);
+  ASSERT_EQ(families.size(), 1u);
+  EXPECT_EQ(families[0].family, "rms");
+  EXPECT_EQ(families[0].axis, "rows");
+  EXPECT_EQ(families[0].values, (std::vector<double>{1, 8, 64}));
+  EXPECT_EQ(families[0].kernels, (std::vector<std::string>{"rms_norm.default", "rms_norm.naive"}));
+  const std::string md = render_markdown(model);
+  EXPECT_TRUE(contains(md, "## Sweep rms: median time against rows")) << md;
+  EXPECT_TRUE(contains(md, "| rows | rms_norm.default | rms_norm.naive |")) << md;
+  EXPECT_TRUE(
+      contains(md, "| 1 | 4.000 \u00b5s | 6.000 \u00b5s |\n| 8 | 32.00 \u00b5s | 48.00 \u00b5s |"))
+      << md;
+  const std::string html = render_html(model);
+  EXPECT_TRUE(contains(html, "<h2 id=\"sweeps\">Sweeps</h2>")) << html;
+  EXPECT_TRUE(contains(html, "rms: median time against rows")) << html;
+  EXPECT_EQ(count(html, "<polyline"), 2u);  // one line per kernel
+  EXPECT_TRUE(contains(html, "median time (log)")) << "4 to 384 us spans two decades";
+  EXPECT_EQ(tag_balance_error(html), "");
+}
+
+TEST(ReportSweeps, ProblemsOfNoFamilyOrOnePointDrawNothing) {
+  json one = sweep_report();
+  one["problems"].erase(1);
+  one["problems"].erase(1);
+  const ReportModel model = merge_reports({read_report_json(one, "one.json")}, false);
+  EXPECT_TRUE(sweep_families(model).empty());
+  EXPECT_FALSE(contains(render_html(model), "Sweeps"));
+  EXPECT_TRUE(sweep_families(fixture_model()).empty());
 }
 
 }  // namespace
