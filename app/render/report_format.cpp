@@ -327,7 +327,8 @@ ReportTable problem_table(const ReportModel& model, const ReportProblem& p) {
     if (k.activity &&
         (k.activity->operations.size() > 1 || !k.activity->label.empty() ||
          !k.activity->strays.empty() ||
-         (k.activity->operations.size() == 1 && k.activity->operations.front().stream != "given")))
+         (k.activity->operations.size() == 1 && k.activity->operations.front().stream != "given" &&
+          k.activity->operations.front().stream != "unknown")))
       t.notes.push_back(k.id + " ran " + activity_text(k));
   }
   return t;
