@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "app/cli/command.hpp"
+#include "app/render/report_summary.hpp"
 #include "app/results/merge_shards.hpp"
 #include "app/util/atomic_file.hpp"
 #include "app/util/errors.hpp"
@@ -29,7 +30,10 @@ int merge(const MergeOptions& o, const std::vector<std::string>& command_line) {
   const MergedReport merged =
       merge_shard_reports(shards, o.allow_mismatch, command_line, utc_now_iso8601());
   for (const auto& w : merged.warnings) std::fprintf(stderr, "normbench: warning: %s\n", w.c_str());
-  write_file_atomically(o.out, json_text(merged.report) + "\n");
+  std::string summary_warning;
+  const nlohmann::json written = with_problem_summary(merged.report, o.out, summary_warning);
+  if (!summary_warning.empty()) std::fprintf(stderr, "normbench: %s\n", summary_warning.c_str());
+  write_file_atomically(o.out, json_text(written) + "\n");
   const auto& summary = merged.report.at("summary");
   std::printf(
       "merged %zu shards: %d kernels of %zu problems (%d passed, %d failed, %d error) -> %s\n",

@@ -10,10 +10,8 @@
 #include "app/cli/seed_option.hpp"
 #include "app/config/config.hpp"
 #include "app/plugin/plugin_loader.hpp"
-#include "app/render/report_model.hpp"
 #include "app/render/report_summary.hpp"
 #include "app/render/report_table.hpp"
-#include "app/results/report_reader.hpp"
 #include "app/results/report_writer.hpp"
 #include "app/results/tensor_dump.hpp"
 #include "app/run/device_query.hpp"
@@ -46,19 +44,6 @@ struct RunOptions {
   std::string save_tensors;
   std::vector<std::string> plugins;
 };
-
-// The report with its summary for machines (`summary.problems`): drawn by the one summary of
-// `normbench report` (app/render/report_summary.hpp) from the report as any reader reads it.
-// A summary that cannot be drawn must not cost the report: it is written without one.
-nlohmann::json with_summary(nlohmann::json report, const std::string& path) {
-  try {
-    const ReportModel model = merge_reports({read_report_json(report, path)}, false);
-    report["summary"]["problems"] = summary_json(model);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "normbench: the report's summary could not be drawn: %s\n", e.what());
-  }
-  return report;
-}
 
 int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   const RunConfig config =
@@ -101,7 +86,10 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
 
   RunReport report = run_benchmarks(config, plan, settings, command_line);
   report.shard = shard;
-  write_file_atomically(out, json_text(with_summary(report_to_json(report), out)) + "\n");
+  std::string summary_warning;
+  const nlohmann::json written = with_problem_summary(report_to_json(report), out, summary_warning);
+  if (!summary_warning.empty()) std::fprintf(stderr, "normbench: %s\n", summary_warning.c_str());
+  write_file_atomically(out, json_text(written) + "\n");
   std::fputs(format_run_table(report).c_str(), stdout);
   std::printf("\nreport: %s\n", out.c_str());
   if (!report.aborted.empty()) std::fprintf(stderr, "normbench: %s\n", report.aborted.c_str());

@@ -127,6 +127,16 @@ ReportTable summary_table(const ReportModel& model) {
   return t;
 }
 
+json with_problem_summary(json report, const std::string& path, std::string& warning) {
+  try {
+    const ReportModel model = merge_reports({read_report_json(report, path)}, false);
+    report["summary"]["problems"] = summary_json(model);
+  } catch (const std::exception& e) {
+    warning = std::string("the report's summary could not be drawn: ") + e.what();
+  }
+  return report;
+}
+
 json summary_json(const ReportModel& model) {
   json rows = json::array();
   for (const SummaryRow& r : summary_rows(model)) {

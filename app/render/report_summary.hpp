@@ -32,4 +32,10 @@ ReportTable summary_table(const ReportModel& model);
 // fastest: {id, median_ms, median_ci_ms} | null, failures: [{kernel, status, reason}]}].
 nlohmann::json summary_json(const ReportModel& model);
 
+// `report` (a run's or a merge's JSON, at `path`) with its rows added as summary.problems,
+// drawn from the report as any reader reads it. A summary that cannot be drawn must not cost
+// the report: it is then written without one, and `warning` says why.
+nlohmann::json with_problem_summary(nlohmann::json report, const std::string& path,
+                                    std::string& warning);
+
 }  // namespace normbench

@@ -38,6 +38,11 @@ TEST(MergeCli, ShardsMergeIntoTheUnshardedRunForCompareAndReport) {
       dir, "merge " + shard("shard2of2.json") + " " + shard("shard1of2.json") + " --out all.json");
   ASSERT_EQ(merged.exit_code, 0) << merged.err;
   EXPECT_TRUE(contains(merged.out, "merged 2 shards: 17 kernels of 3 problems")) << merged.out;
+  // The merged report has the summary's rows, one per problem, as a run's report has.
+  const nlohmann::json all = nlohmann::json::parse(testing::read_text(dir.file("all.json")));
+  ASSERT_EQ(all["summary"]["problems"].size(), 3u);
+  EXPECT_EQ(all["summary"]["problems"][0]["problem"], all["problems"][0]["id"]);
+  EXPECT_EQ(all["summary"]["kernels"], 17);
 
   const CliRun same = normbench(dir, "compare " + shard("unsharded.json") + " all.json --json");
   EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
