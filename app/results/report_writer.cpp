@@ -193,26 +193,6 @@ json problem_json(const ProblemResult& p) {
   return j;
 }
 
-json device_json(const DeviceInfo& d) {
-  return {{"index", d.index},
-          {"name", d.name},
-          {"sm_count", d.sm_count},
-          {"compute_capability", std::to_string(d.compute_capability_major) + "." +
-                                     std::to_string(d.compute_capability_minor)},
-          {"memory_bytes", d.memory_bytes},
-          {"l2_bytes", d.l2_bytes},
-          {"memory_clock_khz", d.memory_clock_khz},
-          {"memory_bus_width_bits", d.memory_bus_width_bits},
-          {"driver_version", d.driver_version},
-          {"runtime_version", d.runtime_version},
-          {"activity_trace",
-           {{"available", d.untraced.empty()},
-            {"reason", d.untraced.empty() ? json(nullptr) : json(d.untraced)}}},
-          {"conditions",
-           {{"available", d.unmonitored.empty()},
-            {"reason", d.unmonitored.empty() ? json(nullptr) : json(d.unmonitored)}}}};
-}
-
 json settings_json(const RunSettings& s) {
   return {{"problems", s.problem_filter},
           {"kernels", s.kernel_filter},
@@ -266,6 +246,51 @@ json summary_json(const RunReport& r) {
   return counts;
 }
 }  // namespace
+
+json device_json(const DeviceInfo& d) {
+  return {{"index", d.index},
+          {"name", d.name},
+          {"sm_count", d.sm_count},
+          {"compute_capability", std::to_string(d.compute_capability_major) + "." +
+                                     std::to_string(d.compute_capability_minor)},
+          {"memory_bytes", d.memory_bytes},
+          {"l2_bytes", d.l2_bytes},
+          {"memory_clock_khz", d.memory_clock_khz},
+          {"memory_bus_width_bits", d.memory_bus_width_bits},
+          {"driver_version", d.driver_version},
+          {"runtime_version", d.runtime_version},
+          {"activity_trace",
+           {{"available", d.untraced.empty()},
+            {"reason", d.untraced.empty() ? json(nullptr) : json(d.untraced)}}},
+          {"conditions",
+           {{"available", d.unmonitored.empty()},
+            {"reason", d.unmonitored.empty() ? json(nullptr) : json(d.unmonitored)}}}};
+}
+
+DeviceInfo device_info_from_json(const json& j) {
+  DeviceInfo d;
+  d.index = j.at("index");
+  d.name = j.at("name");
+  d.sm_count = j.at("sm_count");
+  const std::string cc = j.at("compute_capability");
+  const size_t dot = cc.find('.');
+  d.compute_capability_major = std::stoi(cc.substr(0, dot));
+  d.compute_capability_minor = dot == std::string::npos ? 0 : std::stoi(cc.substr(dot + 1));
+  d.memory_bytes = j.at("memory_bytes");
+  d.l2_bytes = j.at("l2_bytes");
+  d.memory_clock_khz = j.at("memory_clock_khz");
+  d.memory_bus_width_bits = j.at("memory_bus_width_bits");
+  d.driver_version = j.at("driver_version");
+  d.runtime_version = j.at("runtime_version");
+  auto why_not = [&](const char* key) {
+    const json& state = j.at(key);
+    return state.at("available").get<bool>() ? std::string()
+                                             : state.at("reason").get<std::string>();
+  };
+  d.untraced = why_not("activity_trace");
+  d.unmonitored = why_not("conditions");
+  return d;
+}
 
 json work_json(const std::vector<WorkEntry>& work) {
   json items = json::array();

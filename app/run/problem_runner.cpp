@@ -294,6 +294,15 @@ void derive_metrics(const ProblemConfig& problem, const RunContext& ctx, Problem
 
 }  // namespace
 
+KernelResult kernel_result_for(const KernelVariant& variant) {
+  KernelResult k;
+  k.id = variant.id;
+  k.description = variant.description;
+  k.is_baseline = variant.is_baseline;
+  k.origin = variant.origin;
+  return k;
+}
+
 int trials_to_run(const ProblemConfig& problem, const RunSettings& settings) {
   const int asked = settings.trials_override.value_or(problem.trials);
   return settings.timing ? std::max(asked, 2) : asked;
@@ -306,12 +315,7 @@ void run_problem(size_t index, const ProblemConfig& problem,
   result.kernels.reserve(kernels.size());
   std::vector<KernelRun> runs;
   for (const KernelVariant* variant : kernels) {
-    KernelResult kernel;
-    kernel.id = variant->id;
-    kernel.description = variant->description;
-    kernel.is_baseline = variant->is_baseline;
-    kernel.origin = variant->origin;
-    result.kernels.push_back(std::move(kernel));
+    result.kernels.push_back(kernel_result_for(*variant));
     runs.push_back({variant, &result.kernels.back(), true, 0, 0, {}});
   }
 

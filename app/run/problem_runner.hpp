@@ -24,6 +24,10 @@ struct RunContext {
   ProgressLine& progress;
 };
 
+// A kernel's result before anything ran: what the variant says of itself (id, description,
+// whether it is the baseline, the plugin it came from); the one place that makes one.
+KernelResult kernel_result_for(const KernelVariant& variant);
+
 // The trials a run makes of `problem`: as configured (or --trials), and at least two when
 // timing: the second-to-last trial's inputs, verified, are the fresh inputs that timed samples
 // the kernel cannot predict run on.

@@ -33,13 +33,7 @@ size_t shared_bytes(const std::vector<PlannedProblem>& plan) {
 ProblemResult not_started(const PlannedProblem& planned) {
   ProblemResult problem;
   problem.config = planned.problem;
-  for (const KernelVariant* v : planned.kernels) {
-    KernelResult k;
-    k.id = v->id;
-    k.description = v->description;
-    k.is_baseline = v->is_baseline;
-    problem.kernels.push_back(std::move(k));
-  }
+  for (const KernelVariant* v : planned.kernels) problem.kernels.push_back(kernel_result_for(*v));
   return problem;
 }
 

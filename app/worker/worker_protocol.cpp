@@ -1,5 +1,7 @@
 #include "app/worker/worker_protocol.hpp"
 
+#include "app/results/report_writer.hpp"
+
 namespace normbench {
 
 using json = nlohmann::json;
@@ -43,38 +45,13 @@ PlanSummary plan_summary_from(const json& j) {
   return s;
 }
 
+// A GPU travels in the report's own form (report_writer.hpp): one serialization of DeviceInfo.
 json to_json(const DeviceInfo& d) {
-  return {{"index", d.index},
-          {"name", d.name},
-          {"sm_count", d.sm_count},
-          {"cc_major", d.compute_capability_major},
-          {"cc_minor", d.compute_capability_minor},
-          {"memory_bytes", d.memory_bytes},
-          {"l2_bytes", d.l2_bytes},
-          {"driver_version", d.driver_version},
-          {"runtime_version", d.runtime_version},
-          {"memory_clock_khz", d.memory_clock_khz},
-          {"memory_bus_width_bits", d.memory_bus_width_bits},
-          {"untraced", d.untraced},
-          {"unmonitored", d.unmonitored}};
+  return device_json(d);
 }
 
 DeviceInfo device_info_from(const json& j) {
-  DeviceInfo d;
-  d.index = j.at("index");
-  d.name = j.at("name");
-  d.sm_count = j.at("sm_count");
-  d.compute_capability_major = j.at("cc_major");
-  d.compute_capability_minor = j.at("cc_minor");
-  d.memory_bytes = j.at("memory_bytes");
-  d.l2_bytes = j.at("l2_bytes");
-  d.driver_version = j.at("driver_version");
-  d.runtime_version = j.at("runtime_version");
-  d.memory_clock_khz = j.at("memory_clock_khz");
-  d.memory_bus_width_bits = j.at("memory_bus_width_bits");
-  d.untraced = j.at("untraced");
-  d.unmonitored = j.at("unmonitored");
-  return d;
+  return device_info_from_json(j);
 }
 
 json to_json(const DeviceCaps& c) {

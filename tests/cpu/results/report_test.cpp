@@ -485,6 +485,28 @@ TEST(Report, SameFieldNamesAsTheH100Fixture) {
   EXPECT_EQ(keys(fixture_kernel["speedup"]), keys(kernel_json["speedup"]));
 }
 
+TEST(Report, ADeviceReadsBackAsItWasWritten) {
+  // The report's form is also the device worker's: one serialization of a GPU.
+  DeviceInfo d;
+  d.index = 3;
+  d.name = "NVIDIA H100 80GB HBM3";
+  d.sm_count = 132;
+  d.compute_capability_major = 9;
+  d.compute_capability_minor = 0;
+  d.memory_bytes = 85017493504;
+  d.l2_bytes = 52428800;
+  d.memory_clock_khz = 2619000;
+  d.memory_bus_width_bits = 5120;
+  d.driver_version = 13000;
+  d.runtime_version = 13000;
+  d.untraced = "libcupti was not found";
+  const DeviceInfo back = device_info_from_json(device_json(d));
+  EXPECT_EQ(device_json(back), device_json(d));
+  EXPECT_EQ(back.compute_capability_major, 9);
+  EXPECT_EQ(back.untraced, "libcupti was not found");
+  EXPECT_EQ(back.unmonitored, "");
+}
+
 TEST(Report, FixtureSummaryIsConsistent) {
   // The summary of a real report counts its kernels' statuses, and its exit code follows.
   const json fixture = json::parse(
