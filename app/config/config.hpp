@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "app/inputs/distribution.hpp"
+#include "app/config/distribution.hpp"
 #include "kernels/problem_shape.hpp"
 
 namespace normbench {

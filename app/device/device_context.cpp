@@ -53,7 +53,6 @@ std::unique_ptr<DeviceContext> open_device(int index) {
 
   NORMBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
   info.untraced = untraced.value_or("");
-  ctx->conditions = GpuConditions::open(index, info.unmonitored);
   ctx->traced = activity_trace::traced_streams(ctx->stream);
   return ctx;
 }

@@ -7,8 +7,7 @@
 #include <memory>
 
 #include "app/check/activity_accounting.hpp"
-#include "app/device/gpu_conditions.hpp"
-#include "app/results/run_result.hpp"
+#include "app/device/device_info.hpp"
 #include "kernels/registry.hpp"
 
 namespace normbench {
@@ -18,7 +17,6 @@ struct DeviceContext {
   DeviceCaps caps;
   cudaStream_t stream = nullptr;
   TracedStreams traced;  // CUPTI's ids of `stream` and the default streams, when traced
-  std::unique_ptr<GpuConditions> conditions;  // null where NVML is unavailable (info.unmonitored)
 
   DeviceContext() = default;
   DeviceContext(const DeviceContext&) = delete;

@@ -9,9 +9,9 @@
 #include "app/check/activity_accounting.hpp"
 #include "app/check/verify.hpp"
 #include "app/config/config.hpp"
+#include "app/device/device_info.hpp"
 #include "app/results/report_schema.hpp"
-#include "app/timing/measurement_conditions.hpp"
-#include "app/timing/statistics.hpp"
+#include "app/timing/timing_result.hpp"
 
 namespace normbench {
 
@@ -19,20 +19,6 @@ struct TrialVerification {
   int trial = 0;
   uint64_t seed = 0;
   VerificationResult result;
-};
-
-struct TimingResult {
-  SampleSummary summary;           // of samples_ms
-  MedianInterval median_interval;  // 95% confidence interval of the median
-  std::vector<double> samples_ms;  // one launch each, in order
-  StopReason stop = StopReason::converged;
-  double sampling_time_s = 0.0;  // wall time spent taking samples
-  // Per sample: how long the whole device still had work once the timed stream had finished
-  // (microseconds). Work a kernel left on a stream of its own shows up here.
-  std::vector<double> escaped_us;
-  // The GPU's clocks, temperature, power and throttling around the samples; empty where NVML
-  // was unavailable.
-  std::optional<SamplingConditions> conditions;
 };
 
 // What the harness checked of the timed launches (besides their guards and inputs).
@@ -89,28 +75,6 @@ struct ProblemResult {
   // Why --save-tensors stopped writing this problem's tensors (the first failed file); empty:
   // none failed.
   std::string tensors_error;
-};
-
-struct DeviceInfo {
-  int index = 0;
-  std::string name;
-  int sm_count = 0;
-  int compute_capability_major = 0;
-  int compute_capability_minor = 0;
-  uint64_t memory_bytes = 0;
-  uint64_t l2_bytes = 0;
-  int driver_version = 0;  // as CUDA encodes it: 13000 = 13.0
-  int runtime_version = 0;
-  int memory_clock_khz = 0;
-  int memory_bus_width_bits = 0;
-  std::string untraced;     // why the activity trace was unavailable on it; empty: traced
-  std::string unmonitored;  // why its clocks and throttling could not be read; empty: read
-};
-
-struct CopyBandwidth {
-  uint64_t bytes_moved = 0;  // read plus written per copy
-  TimingResult timing;
-  double gb_per_s = 0.0;  // bytes_moved / median, 1 GB = 1e9 bytes
 };
 
 struct RunSettings {

@@ -8,7 +8,7 @@
 
 #include "app/config/config.hpp"
 #include "app/device/device_buffer.hpp"
-#include "app/results/run_result.hpp"
+#include "app/timing/timing_result.hpp"
 
 namespace normbench {
 

@@ -13,7 +13,7 @@
 
 namespace normbench {
 
-// One reading of the GPU (app/device/gpu_conditions.hpp reads it through NVML).
+// One reading of the GPU (app/timing/gpu_conditions.hpp reads it through NVML).
 struct GpuReading {
   int sm_clock_mhz = 0;
   int memory_clock_mhz = 0;

@@ -7,6 +7,7 @@
 #include "app/device/device_context.hpp"
 #include "app/device/nvtx_ranges.hpp"
 #include "app/timing/copy_bandwidth.hpp"
+#include "app/timing/gpu_conditions.hpp"
 #include "app/timing/kernel_timer.hpp"
 #include "app/util/errors.hpp"
 #include "app/worker/problem_session.hpp"
@@ -21,6 +22,7 @@ using json = nlohmann::json;
 struct WorkerState {
   std::unique_ptr<DeviceContext> device;
   std::unique_ptr<L2Evictor> evictor;
+  std::unique_ptr<GpuConditions> conditions;  // null where NVML is unavailable (info.unmonitored)
   std::unique_ptr<ProblemSession> session;
   size_t problem = 0;     // the loaded problem's index
   NvtxSpan problem_span;  // from its loading to the next problem's
@@ -39,6 +41,7 @@ json handle(const json& request, const WorkerWorld& world, WorkerState& state,
   if (cmd == "open") {
     state.device = open_device(world.device);
     state.evictor = std::make_unique<L2Evictor>(state.device->info.l2_bytes, state.device->stream);
+    state.conditions = GpuConditions::open(world.device, state.device->info.unmonitored);
     return {{"device", to_json(state.device->info)}, {"caps", to_json(state.device->caps)}};
   }
   if (!state.device) return {{"error", "the device is not open"}, {"usage", false}};
@@ -53,8 +56,8 @@ json handle(const json& request, const WorkerWorld& world, WorkerState& state,
     state.problem = i;
     state.problem_span = NvtxSpan(world.problems.at(i)->id);
     state.session = std::make_unique<ProblemSession>(
-        *state.device, *world.problems.at(i), world.kernels.at(i), world.shared,
-        request.at("exclude").get<std::vector<size_t>>(), [&](size_t k) {
+        *state.device, state.conditions.get(), *world.problems.at(i), world.kernels.at(i),
+        world.shared, request.at("exclude").get<std::vector<size_t>>(), [&](size_t k) {
           channel.send({{"planning", k}});
         });
     json plans = json::array();

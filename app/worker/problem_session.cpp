@@ -37,11 +37,16 @@ uint64_t combine(uint64_t a, uint64_t b) {
 }
 }  // namespace
 
-ProblemSession::ProblemSession(const DeviceContext& device, const ProblemConfig& problem,
+ProblemSession::ProblemSession(const DeviceContext& device, const GpuConditions* conditions,
+                               const ProblemConfig& problem,
                                const std::vector<const KernelVariant*>& kernels, char* shared,
                                const std::vector<size_t>& excluded,
                                const std::function<void(size_t)>& planning)
-    : device_(device), problem_(problem), shared_(shared), layout_(shared_layout(problem.shape)) {
+    : device_(device),
+      conditions_(conditions),
+      problem_(problem),
+      shared_(shared),
+      layout_(shared_layout(problem.shape)) {
   for (size_t k = 0; k < kernels.size(); ++k) {
     if (std::find(excluded.begin(), excluded.end(), k) != excluded.end()) {
       plans_.push_back(KernelPlan::declined("its planning crashed a worker"));
@@ -265,7 +270,7 @@ TimingReport ProblemSession::time(const TimingRequest& request, const L2Evictor&
   };
   // The GPU's state around the samples, and after each sample whether it throttled.
   SamplingConditions conditions;
-  const GpuConditions* gpu = device_.conditions.get();
+  const GpuConditions* gpu = conditions_;
   if (gpu) conditions.before = gpu->read();
   hooks.after = [&](size_t sample) {
     if (gpu) conditions.sample_reasons.push_back(gpu->clock_event_reasons().value_or(0));

@@ -15,6 +15,7 @@
 #include "app/device/device_buffer.hpp"
 #include "app/device/device_context.hpp"
 #include "app/device/guarded_buffer.hpp"
+#include "app/timing/gpu_conditions.hpp"
 #include "app/timing/kernel_timer.hpp"
 #include "app/worker/shared_tensors.hpp"
 #include "app/worker/worker_protocol.hpp"
@@ -27,9 +28,11 @@ class ProblemSession {
   // Plans every kernel but the excluded ones (whose planning crashed an earlier worker),
   // calling `planning(k)` before kernel k's plan; `shared` is the memory the harness fills
   // with the inputs.
-  ProblemSession(const DeviceContext& device, const ProblemConfig& problem,
-                 const std::vector<const KernelVariant*>& kernels, char* shared,
-                 const std::vector<size_t>& excluded, const std::function<void(size_t)>& planning);
+  // `conditions` reads the GPU's clocks and throttling around timings; null: unavailable.
+  ProblemSession(const DeviceContext& device, const GpuConditions* conditions,
+                 const ProblemConfig& problem, const std::vector<const KernelVariant*>& kernels,
+                 char* shared, const std::vector<size_t>& excluded,
+                 const std::function<void(size_t)>& planning);
   const std::vector<KernelPlan>& plans() const { return plans_; }
 
   // Why the problem does not fit in the GPU's free memory, if it does not; else allocates.
@@ -64,6 +67,7 @@ class ProblemSession {
                                        const std::string& context);
 
   const DeviceContext& device_;
+  const GpuConditions* conditions_;
   const ProblemConfig& problem_;
   std::vector<KernelPlan> plans_;
   char* shared_;

@@ -1,4 +1,4 @@
-#include "app/device/gpu_conditions.hpp"
+#include "app/timing/gpu_conditions.hpp"
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>

@@ -1,4 +1,4 @@
-#include "app/inputs/distribution.hpp"
+#include "app/config/distribution.hpp"
 
 #include <fmt/format.h>
 
