@@ -5,7 +5,8 @@
 as `report ... --format summary --out -` tables, as they are). Without --write, exits 1 naming
 each block that differs (the docs drifted from the program or the committed results); with
 --write, rewrites them. It also checks what the front door promises: the README within its
-length, no issue numbers, lab-note words or commit hashes in the README and docs/.
+length, no issue numbers, lab-note words or commit hashes in the README, docs/, the code, the
+tests and the scripts (kernels/NOTES.md is where the project's history lives).
 
     NORMBENCH=build/normbench scripts/generated_docs.py [--write]
 """
@@ -63,6 +64,25 @@ def main(argv):
             for pattern, what in HISTORY:
                 if pattern.search(line):
                     problems.append("%s:%d: %s: %s" % (name, number, what, line.strip()[:100]))
+    # The exit codes docs/cli.md tabulates are those the program defines (app/util/errors.hpp).
+    with open(os.path.join(ROOT, "app", "util", "errors.hpp"), encoding="utf-8") as f:
+        defined = sorted(int(v) for v in re.findall(r"kExit\w+ = (\d+),", f.read()))
+    with open(os.path.join(ROOT, "docs", "cli.md"), encoding="utf-8") as f:
+        documented = sorted(int(v) for v in re.findall(r"^\| (\d+) \|", f.read(), re.M))
+    if documented != defined:
+        problems.append("docs/cli.md: exit codes %s in its table, %s in app/util/errors.hpp"
+                        % (documented, defined))
+    # Code, tests and scripts too: the history is in kernels/NOTES.md alone.
+    for folder in ("app", "kernels", "reference", "tests", "scripts", "python", "configs", "examples"):
+        for path in glob.glob(os.path.join(ROOT, folder, "**", "*.*"), recursive=True):
+            if path == os.path.abspath(__file__) or path.endswith(("NOTES.md", ".json", ".png")):
+                continue
+            with open(path, encoding="utf-8", errors="replace") as f:
+                for number, line in enumerate(f, 1):
+                    for pattern, what in HISTORY:
+                        if pattern.search(line):
+                            problems.append("%s:%d: %s: %s" % (os.path.relpath(path, ROOT), number,
+                                                                what, line.strip()[:100]))
     with open(files[0], encoding="utf-8") as f:
         lines = f.read().count("\n")
     if lines > README_MAX_LINES:

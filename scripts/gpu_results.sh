@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The committed results of a GPU model, in one sitting on one machine: for each config,
+# The committed results of a GPU model, in one go on one machine: for each config,
 # normbench, then PyTorch eager and torch.compile on the same problems and inputs
 # (python -m normbench_torch, same inputs and timing method), and the merged speedup report.
 #

@@ -9,7 +9,7 @@
 namespace normbench {
 
 std::string render_markdown(const ReportModel& model);
-// The summary table alone, with the failures beneath: what a README shows of a sitting.
+// The summary table alone, with the failures beneath: what a README shows of a run.
 std::string render_markdown_summary(const ReportModel& model);
 
 }  // namespace normbench

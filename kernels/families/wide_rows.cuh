@@ -104,7 +104,7 @@ struct WideRowsTensors {
 // (evict-first, or evict-last as torch.compile's row kernels load x) and on the stores of y and
 // s (evict-first), the weight and bias loaded before the statistics rather than after, the tail
 // prefetch and the one reduction. Each op's variant takes what measured fastest for it on the
-// H100 (llm.json, same sittings with torch.compile, kernels/NOTES.md): RMSNorm and add_rms_norm
+// H100 (llm.json, in the same runs as torch.compile, kernels/NOTES.md): RMSNorm and add_rms_norm
 // evict-last loads with evict-first stores (1-2% over evict-first loads; why was not measured:
 // perhaps y's lines then leave L2 first and are written back steadily), add_rms_norm also early
 // parameters (0.5-1%); the tail prefetch was mixed for them (-2% to +1%) and is off. LayerNorm

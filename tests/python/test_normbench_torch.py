@@ -183,7 +183,7 @@ TIMING_JSON = {"warmup": 1, "min_samples": 5, "max_noise": 0.02, "max_time_s": 0
 
 
 def plan_entry(resolved, geometry):
-    """A `normbench plan --json` problem entry as issue 9's normbench prints it."""
+    """A `normbench plan --json` problem entry as normbench prints it for the 16-bit formats."""
     resolved = dict({"eps": 1e-5, "affine": True, "seed": 42, "trials": 2, "timing": TIMING_JSON},
                     **resolved)
     return {"id": resolved["id"], "resolved": resolved, "geometry": geometry, "trials": 2,

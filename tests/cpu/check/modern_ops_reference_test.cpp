@@ -1,4 +1,4 @@
-// The reference and verification of issue 9's ops: RMSNorm (no centering, optional weight),
+// The reference and verification of the LLM ops: RMSNorm (no centering, optional weight),
 // LayerNorm without bias, and add_rms_norm's two outputs (s against the exact sum, y from s
 // rounded as the dtype holds it), with violations named by output.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The row kernels of issue 9 on a described H100 (no GPU needed): how row_in_registers lays LLM
+// The LLM row kernels on a described H100 (no GPU needed): how row_in_registers lays LLM
 // rows (bfloat16, float16, float32) over a block, what it declines and why, which variant each
 // `<op>.default` picks for the new formats, that the float32 problems normbench ships keep their
 // choices, and that the naive and general variants take every format.
