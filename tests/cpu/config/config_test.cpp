@@ -25,7 +25,8 @@ json one_layer_norm(json extra = json::object()) {
 }
 
 TEST(Config, ShippedConfigsParse) {
-  for (const char* name : {"kernelbench", "smoke", "edge"}) {
+  for (const char* name : {"kernelbench", "smoke", "edge", "smoke_formats", "edge_formats", "llm",
+                           "diffusion", "scaling"}) {
     SCOPED_TRACE(name);
     const std::string path = source_path(std::string("configs/") + name + ".json");
     const RunConfig config = load_config_file(path);
@@ -272,7 +273,8 @@ TEST(Config, SpelledOutNewDefaultsKeepTheHash) {
 
 TEST(Config, CommittedReportsMatchTheirConfigsHashes) {
   // Gates compare a run with the committed report of the same config: the hashes must agree.
-  for (const char* name : {"kernelbench", "smoke", "edge"}) {
+  for (const char* name : {"kernelbench", "smoke", "edge", "smoke_formats", "edge_formats", "llm",
+                           "diffusion", "scaling"}) {
     SCOPED_TRACE(name);
     const std::string report_path =
         source_path(std::string("results/nvidia-h100-80gb-hbm3/") + name + ".json");
