@@ -3,31 +3,11 @@
 #include <fmt/format.h>
 
 #include "app/render/report_format.hpp"
+#include "app/util/markdown_text.hpp"
 
 namespace normbench {
 
 namespace {
-
-// Markdown outside tables: no line breaks, markup characters escaped. Underscores inside ids
-// ("layer_norm.naive") and brackets of shapes stay readable: GitHub does not emphasise within
-// words, and brackets only make a link when "](" follows.
-std::string markdown_text(const std::string& text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    const bool link = c == ']' && i + 1 < text.size() && text[i + 1] == '(';
-    if (c == '\n' || c == '\r' || c == '\t') {
-      out += ' ';
-    } else if (c == '\\' || c == '`' || c == '*' || c == '<' || c == '>' || c == '|' || c == '&' ||
-               link) {
-      out += '\\';
-      out += c;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 std::string render_table(const ReportTable& t) {
   std::string out = "|";
