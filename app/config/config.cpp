@@ -303,7 +303,7 @@ RunConfig parse_config(const std::string& text, const std::string& source) {
 }
 
 RunConfig load_config_file(const std::string& path) {
-  return parse_config(read_text_file(path, "config"), path);
+  return parse_config(read_text_file(path, "config", kMaxConfigBytes), path);
 }
 
 RunConfig builtin_config() {

@@ -3,6 +3,7 @@
 // kernels on it. The format is documented in README.md and configs/normbench.schema.json.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -65,6 +66,10 @@ struct RunConfig {
   // Not part of `resolved`: they choose kernels, not problems.
   std::vector<std::string> plugins;
 };
+
+// The largest config file read: the shipped ones are a few KB; a config of thousands of problems
+// stays far below. A bound, so that /dev/zero or a wrong file is refused, not read into memory.
+inline constexpr size_t kMaxConfigBytes = size_t{16} << 20;
 
 // Parses and validates a config. `source` names it in error messages. Throws ConfigError
 // naming the source, the JSON path and what is allowed.

@@ -299,7 +299,7 @@ json assemble(std::vector<const ShardReport*> in_order,
 ShardReport read_shard_report(const std::string& path) {
   ShardReport r;
   r.path = path;
-  r.document = parse_json_text(read_text_file(path, "report"), path);
+  r.document = parse_json_text(read_text_file(path, "report", kMaxReportBytes), path);
   r.loaded = read_report_json(r.document, path);
   return r;
 }

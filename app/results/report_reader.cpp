@@ -239,7 +239,7 @@ LoadedReport read_report_text(const std::string& text, const std::string& path) 
 }
 
 LoadedReport read_report_file(const std::string& path) {
-  return read_report_text(read_text_file(path, "report"), path);
+  return read_report_text(read_text_file(path, "report", kMaxReportBytes), path);
 }
 
 const LoadedKernel* find_kernel_in(const LoadedProblem& problem, const std::string& id) {

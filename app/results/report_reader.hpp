@@ -7,12 +7,16 @@
 // interval; the rest reads the same), tool {name}, config {name, hash},
 // device (null or {name}), problems[] {id, op, shape, kernels[] {id, status}}; where present,
 // timing (null or {median_ms, samples_ms[], ...}, median_ms the median of samples_ms),
-// verification (null or {passed}), copy_bandwidth (null or {gb_per_s}). Problem ids and
-// kernel ids within a problem are unique. Optional (added to schema 2 by --devices and
+// verification (null or {passed}), copy_bandwidth (null or {gb_per_s}), a kernel's
+// is_baseline (true or false), a problem's status ("ran" or "skipped"). Problem ids and
+// kernel ids within a problem are unique, and a problem's op and shape are those of its entry
+// in config.resolved.problems, where the report has one. Optional (added to schema 2 by --devices
+// and
 // --shard; absent in older reports): devices[] {index, name, copy_bandwidth, shard}, a
 // kernel's device and shard, and shard {index, count, work[] {problem, kernel, shard, cost}}.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -115,6 +119,12 @@ struct LoadedReport {
   std::optional<LoadedShard> shard;  // only in the report of a --shard run
   std::vector<LoadedProblem> problems;
 };
+
+// The largest report file read. The committed reports are under 0.5 MB for some ten problems
+// and 170 kernels; a sweep of thousands of problems, every sample kept, stays in the tens of MB.
+// Parsing holds several times the file in memory, so the bound also bounds what a wrong file
+// (or /dev/zero) can take.
+inline constexpr size_t kMaxReportBytes = size_t{256} << 20;
 
 // Throws UsageError (exit 2) "<path>: <json path>: <what is wrong>; allowed: ...", or
 // "<path>: cannot read the report: <why>" / "<path>: not valid JSON: ...".
