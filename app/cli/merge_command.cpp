@@ -21,6 +21,7 @@ struct MergeOptions {
 };
 
 int merge(const MergeOptions& o, const std::vector<std::string>& command_line) {
+  check_output_path(o.out);  // before reading the inputs
   refuse_overwriting_inputs("--out", o.out, o.inputs);
   std::vector<ShardReport> shards;
   for (const auto& path : o.inputs) shards.push_back(read_shard_report(path));

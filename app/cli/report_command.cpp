@@ -61,7 +61,10 @@ std::string render(const ReportModel& model, const std::string& format) {
 }
 int report(const ReportOptions& o) {
   const std::string format = output_format(o);
-  if (o.out != "-") refuse_overwriting_inputs("--out", o.out, o.inputs);
+  if (o.out != "-") {
+    check_output_path(o.out);  // before reading the inputs, and before creating any folder
+    refuse_overwriting_inputs("--out", o.out, o.inputs);
+  }
   std::vector<LoadedReport> reports;
   for (const auto& path : o.inputs) reports.push_back(read_report_file(path));
   const ReportModel model = merge_reports(reports, o.allow_mismatch);

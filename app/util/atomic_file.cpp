@@ -1,5 +1,6 @@
 #include "app/util/atomic_file.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -8,23 +9,42 @@
 #include <filesystem>
 
 #include "app/util/errors.hpp"
+#include "app/util/shown_text.hpp"
 
 namespace normbench {
 
 namespace fs = std::filesystem;
 
+void check_output_path(const std::string& path) {
+  const std::string name = shown(path);
+  if (path.empty()) throw UsageError("an empty output path; allowed: a file path");
+  // Renaming onto a directory fails only at commit(): catch it here, before a long run, and
+  // before a "newdir/" is created.
+  const fs::path file_name = fs::path(path).filename();
+  if (file_name.empty() || file_name == "." || file_name == "..")
+    throw UsageError(name + ": names a directory; allowed: a file path");
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return;  // absent (or unreachable: the open will say)
+  if (S_ISDIR(st.st_mode)) throw UsageError(name + ": is a directory; allowed: a file path");
+  if (!S_ISREG(st.st_mode))
+    throw UsageError(name + ": exists and is " +
+                     (S_ISLNK(st.st_mode)    ? "a symbolic link"
+                      : S_ISFIFO(st.st_mode) ? "a FIFO"
+                      : S_ISCHR(st.st_mode)  ? "a character device"
+                      : S_ISBLK(st.st_mode)  ? "a block device"
+                                             : "not a regular file") +
+                     ", which writing would replace; allowed: a regular file or a new path");
+}
+
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+  check_output_path(path_);
   const fs::path target(path_);
-  // Renaming onto a directory fails only at commit(): catch it here, before a long run.
-  std::error_code status_error;  // unreadable status: left to the open below to report
-  if (fs::is_directory(target, status_error))
-    throw UsageError(path_ + ": is a directory; allowed: a file path");
   std::error_code ec;
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  if (ec) throw UsageError(path_ + ": cannot create directory: " + ec.message());
+  if (ec) throw UsageError(shown(path_) + ": cannot create directory: " + ec.message());
   temp_path_ = path_ + ".tmp." + std::to_string(::getpid());
   out_.open(temp_path_, std::ios::binary | std::ios::trunc);
-  if (!out_) throw UsageError(path_ + ": cannot write: " + std::strerror(errno));
+  if (!out_) throw UsageError(shown(path_) + ": cannot write: " + std::strerror(errno));
 }
 
 AtomicFile::~AtomicFile() {
@@ -36,15 +56,15 @@ AtomicFile::~AtomicFile() {
 
 void AtomicFile::write(const void* data, size_t bytes) {
   out_.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
-  if (!out_) throw UsageError(path_ + ": write failed: " + std::strerror(errno));
+  if (!out_) throw UsageError(shown(path_) + ": write failed: " + std::strerror(errno));
 }
 
 void AtomicFile::commit() {
   out_.flush();
   out_.close();
-  if (!out_) throw UsageError(path_ + ": write failed: " + std::strerror(errno));
+  if (!out_) throw UsageError(shown(path_) + ": write failed: " + std::strerror(errno));
   if (std::rename(temp_path_.c_str(), path_.c_str()) != 0)
-    throw UsageError(path_ + ": cannot rename temporary file: " + std::strerror(errno));
+    throw UsageError(shown(path_) + ": cannot rename temporary file: " + std::strerror(errno));
   committed_ = true;
 }
 
@@ -66,7 +86,7 @@ void refuse_overwriting_inputs(const std::string& option, const std::string& out
   for (const auto& input : inputs) {
     const fs::path in = fs::weakly_canonical(input, ec);
     if (!ec && in == out)
-      throw UsageError(option + " " + output + ": is the input file " + input +
+      throw UsageError(option + " " + shown(output) + ": is the input file " + shown(input) +
                        ", which writing would overwrite; allowed: a path that is not an input");
   }
 }

@@ -11,7 +11,8 @@ namespace normbench {
 
 class AtomicFile {
  public:
-  // Creates the parent directories and the temporary file; throws UsageError if it cannot.
+  // Checks the path (check_output_path), then creates the parent directories and the
+  // temporary file; throws UsageError if it cannot.
   explicit AtomicFile(std::string path);
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
@@ -30,6 +31,12 @@ class AtomicFile {
 };
 
 void write_file_atomically(const std::string& path, const std::string& content);
+
+// Throws UsageError naming `path` unless it can name the file written: not empty, not a
+// directory ("out/", "out/."), and either absent or a regular file. The rename would replace
+// a symbolic link, a FIFO or a device (as root, /dev/null) rather than write through it.
+// Creates nothing.
+void check_output_path(const std::string& path);
 
 // Throws UsageError naming `path` if a file cannot be created there (checked before a long run
 // rather than after it).

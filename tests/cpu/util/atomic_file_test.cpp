@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <string>
@@ -94,6 +96,40 @@ TEST(AtomicFile, CheckWritableLeavesNoFile) {
   EXPECT_NO_THROW(check_writable(dir.file("report.json")));
   EXPECT_FALSE(fs::exists(dir.file("report.json")));
   for (const auto& name : dir.entries()) EXPECT_EQ(name.find(".tmp."), std::string::npos) << name;
+}
+
+// The rename would replace a link, a FIFO or a device (as root, /dev/null itself) instead of
+// writing through it; a path ending in '/' would have its folder created first.
+TEST(AtomicFile, RefusesToReplaceWhatIsNotARegularFile) {
+  TempDir dir;
+  testing::write_text(dir.file("target.json"), "kept");
+  fs::create_symlink(dir.file("target.json"), dir.file("link.json"));
+  ASSERT_EQ(::mkfifo(dir.file("fifo.json").c_str(), 0600), 0);
+  const struct {
+    std::string path;
+    std::string message;
+  } cases[] = {
+      {dir.file("link.json"), ": exists and is a symbolic link, which writing would replace"},
+      {dir.file("fifo.json"), ": exists and is a FIFO, which writing would replace"},
+      {"/dev/null", "/dev/null: exists and is a character device, which writing would replace"},
+      {dir.file("newdir/"), "newdir/: names a directory; allowed: a file path"},
+      {dir.file("newdir/."), "newdir/.: names a directory"},
+      {"", "an empty output path"},
+  };
+  for (const auto& c : cases) {
+    try {
+      AtomicFile file(c.path);
+      ADD_FAILURE() << "accepted " << c.path;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(c.message), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(check_output_path(c.path), UsageError) << c.path;
+  }
+  EXPECT_TRUE(fs::is_symlink(dir.file("link.json")));
+  EXPECT_EQ(testing::read_text(dir.file("target.json")), "kept");
+  EXPECT_FALSE(fs::exists(dir.file("newdir")));                 // nothing created
+  EXPECT_NO_THROW(check_output_path(dir.file("target.json")));  // a regular file is replaced
+  EXPECT_NO_THROW(check_output_path(dir.file("sub/new.json")));
 }
 
 }  // namespace
