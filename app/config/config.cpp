@@ -1,14 +1,20 @@
 #include "app/config/config.hpp"
 
+#include <fmt/format.h>
+
+#include <cmath>
 #include <filesystem>
-#include <regex>
+#include <limits>
 #include <set>
 
 #include "app/util/errors.hpp"
+#include "app/util/file_safe_name.hpp"
 #include "app/util/hashing.hpp"
 #include "app/util/json_checks.hpp"
 #include "app/util/json_parse.hpp"
+#include "app/util/shown_text.hpp"
 #include "app/util/text_file.hpp"
+#include "reference/low_precision.hpp"
 
 namespace normbench {
 
@@ -24,6 +30,7 @@ struct Settings {
   std::optional<DType> param_dtype;
   std::string param_dtype_path;
   double eps = 1e-5;
+  std::string eps_path;  // where it was set; empty: the default
   bool affine = true;
   // Unset: the dtype's default (default_tolerance), key by key.
   std::optional<double> rtol, atol;
@@ -31,6 +38,7 @@ struct Settings {
                                                 {"residual", Distribution::normal()},
                                                 {"weight", Distribution::normal()},
                                                 {"bias", Distribution::normal()}};
+  std::map<std::string, std::string> input_paths;  // where each was set; absent: the default
   uint64_t seed = 42;
   int trials = 3;
   TimingSettings timing;
@@ -42,7 +50,7 @@ struct Settings {
 DType parse_dtype(const CheckedJson& node) {
   const std::string name = node.as_string();
   if (auto dtype = dtype_from_name(name)) return *dtype;
-  node.fail("unsupported dtype \"" + name + "\"; allowed: float32, bfloat16, float16");
+  node.fail("unsupported dtype \"" + shown(name) + "\"; allowed: float32, bfloat16, float16");
 }
 
 void apply_tolerance(const CheckedJson& node, Settings& s) {
@@ -71,28 +79,30 @@ void apply_settings(const CheckedJson& node, Settings& s) {
     s.param_dtype = parse_dtype(node.at("param_dtype"));
     s.param_dtype_path = node.at("param_dtype").path();
   }
-  if (node.has("eps")) s.eps = node.at("eps").as_number_above(0.0);
+  if (node.has("eps")) {
+    s.eps = node.at("eps").as_number_above(0.0);
+    s.eps_path = node.at("eps").path();
+  }
   if (node.has("affine")) s.affine = node.at("affine").as_bool();
   if (node.has("tolerance")) apply_tolerance(node.at("tolerance"), s);
   if (node.has("inputs")) {
     const auto inputs = node.at("inputs");
     inputs.expect_object({"x", "residual", "weight", "bias"});
-    for (const auto& item : inputs.node().items())
+    for (const auto& item : inputs.node().items()) {
       s.inputs[item.key()] = parse_distribution(inputs.at(item.key()));
+      s.input_paths[item.key()] = inputs.at(item.key()).path();
+    }
   }
   if (node.has("seed")) s.seed = node.at("seed").as_uint64();
   if (node.has("trials")) s.trials = static_cast<int>(node.at("trials").as_int(1, 1000000));
   if (node.has("timing")) apply_timing(node.at("timing"), s.timing);
 }
 
+// Ids name --save-tensors folders and --problem arguments (file_safe_name.hpp).
 void check_id(const CheckedJson& node, const std::string& id, std::set<std::string>& seen) {
-  // Ids name --save-tensors folders and --problem arguments: a leading '.' would allow "." and
-  // "..", which escape the folder, and a leading '-' reads as an option.
-  static const std::regex kIdPattern("[A-Za-z0-9_][A-Za-z0-9_.-]*");
-  if (!std::regex_match(id, kIdPattern))
-    node.fail("\"" + id + "\" is not a valid id; allowed: letters, digits, '_', '.', '-', " +
-              "starting with a letter, digit or '_'");
-  if (!seen.insert(id).second) node.fail("duplicate problem id \"" + id + "\"");
+  if (!is_file_safe_name(id))
+    node.fail("\"" + shown(id) + "\" is not a valid id; allowed: " + kFileSafeNameRule);
+  if (!seen.insert(id).second) node.fail("duplicate problem id \"" + shown(id) + "\"");
 }
 
 Op parse_op(const CheckedJson& node) {
@@ -100,7 +110,7 @@ Op parse_op(const CheckedJson& node) {
   if (auto op = op_from_name(name)) return *op;
   std::string allowed;
   for (Op op : kAllOps) allowed += (allowed.empty() ? "" : ", ") + std::string(op_name(op));
-  node.fail("unknown op \"" + name + "\"; allowed: " + allowed);
+  node.fail("unknown op \"" + shown(name) + "\"; allowed: " + allowed);
 }
 
 // The last k dims of `shape`, as a hint for messages.
@@ -129,7 +139,7 @@ ProblemFormat parse_format(const CheckedJson& node, const Settings& s) {
     const auto layout_node = node.at("layout");
     const std::string name = layout_node.as_string();
     const auto layout = layout_from_name(name);
-    if (!layout) layout_node.fail("unknown layout \"" + name + "\"; allowed: nchw, nhwc");
+    if (!layout) layout_node.fail("unknown layout \"" + shown(name) + "\"; allowed: nchw, nhwc");
     f.layout = *layout;
   }
   if (node.has("bias")) f.has_bias = node.at("bias").as_bool();
@@ -167,6 +177,47 @@ ProblemShape parse_shape(const CheckedJson& node, Op op, const Settings& s) {
                             parse_format(node, s));
 }
 
+// The largest finite value of `dtype`.
+double largest_finite(DType dtype) {
+  switch (dtype) {
+    case DType::float32:
+      return std::numeric_limits<float>::max();
+    case DType::bfloat16:
+      return bfloat16_value(0x7F7F);
+    case DType::float16:
+      return float16_value(0x7BFF);  // 65504
+  }
+  return 0.0;
+}
+
+std::string overflow_text(double value, DType dtype, const std::string& where) {
+  const std::string name(dtype_name(dtype));
+  const std::string largest = fmt::format("{}", largest_finite(dtype));
+  return fmt::format(
+      "{} overflows {}{} (its largest finite value is {}); allowed: a magnitude of "
+      "at most {}",
+      value, name, where, largest, largest);
+}
+
+// Every number of the inputs' distributions must be finite in the type of its tensor, and eps in
+// float32, in which every kernel adds it to the variance: a constant 1e300 would make every
+// input infinite, in float32 as in float16.
+void check_values_fit_types(const CheckedJson& node, const ProblemConfig& p, const Settings& s) {
+  for (const auto& [name, distribution] : p.inputs) {
+    const bool is_param = name == "weight" || name == "bias";
+    const DType dtype = is_param ? p.shape.param_dtype : p.shape.dtype;
+    const auto at = s.input_paths.find(name);
+    if (at == s.input_paths.end()) continue;  // a default distribution, of small numbers
+    for (const auto& [field, value] : distribution_values(distribution))
+      if (!std::isfinite(round_to_dtype(value, dtype)))
+        node.fail_at(at->second + "/" + field,
+                     overflow_text(value, dtype, is_param ? ", the problem's param_dtype" : ""));
+  }
+  if (!std::isfinite(round_to_dtype(p.shape.eps, DType::float32)))
+    node.fail_at(s.eps_path, overflow_text(p.shape.eps, DType::float32,
+                                           ", in which kernels add eps to the variance"));
+}
+
 nlohmann::json settings_json(const ProblemConfig& p) {
   nlohmann::json inputs = nlohmann::json::object();
   for (const auto& [name, dist] : p.inputs) inputs[name] = to_json(dist);
@@ -198,7 +249,8 @@ nlohmann::json settings_json(const ProblemConfig& p) {
 
 ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
                             std::set<std::string>& seen_ids) {
-  if (!node.node().is_object()) node.fail("expected a problem object, got " + node.node().dump());
+  if (!node.node().is_object())
+    node.fail("expected a problem object, got " + shown(node.node().dump()));
   const auto op_node = node.at("op");
   const Op op = parse_op(op_node);
   switch (op) {
@@ -234,6 +286,7 @@ ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
   if (p.shape.has_residual()) p.inputs["residual"] = s.inputs.at("residual");
   if (p.shape.affine) p.inputs["weight"] = s.inputs.at("weight");
   if (p.shape.has_bias) p.inputs["bias"] = s.inputs.at("bias");
+  check_values_fit_types(node, p, s);
   p.seed = s.seed;
   p.trials = s.trials;
   p.timing = s.timing;
@@ -265,7 +318,10 @@ RunConfig parse_config(const std::string& text, const std::string& source) {
   RunConfig config;
   config.source = source;
   config.name = root.at("name").as_string();
-  if (config.name.empty()) root.at("name").fail("expected a non-empty name");
+  // The default report is normbench-<name>.json in the working folder.
+  if (!is_file_safe_name(config.name))
+    root.at("name").fail("\"" + shown(config.name) +
+                         "\" is not a valid name; allowed: " + kFileSafeNameRule);
   if (root.has("description")) config.description = root.at("description").as_string();
 
   if (root.has("plugins")) {

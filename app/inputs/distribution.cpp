@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/util/json_checks.hpp"
+#include "app/util/shown_text.hpp"
 
 namespace normbench {
 
@@ -41,7 +42,7 @@ Distribution parse_distribution(const CheckedJson& node) {
     if (name == "normal") return Distribution::normal();
     if (name == "ones") return Distribution::constant(1.0);
     if (name == "zeros") return Distribution::constant(0.0);
-    node.fail("unknown distribution \"" + name + "\"; " + kAllowedForms);
+    node.fail("unknown distribution \"" + shown(name) + "\"; " + kAllowedForms);
   }
   if (!node.node().is_object()) node.fail(std::string("expected a distribution; ") + kAllowedForms);
   const std::string dist = node.at("dist").as_string();
@@ -62,7 +63,7 @@ Distribution parse_distribution(const CheckedJson& node) {
     node.expect_object({"dist", "value"});
     return Distribution::constant(node.at("value").as_finite_number());
   }
-  node.at("dist").fail("unknown distribution \"" + dist + "\"; " + kAllowedForms);
+  node.at("dist").fail("unknown distribution \"" + shown(dist) + "\"; " + kAllowedForms);
 }
 
 nlohmann::json to_json(const Distribution& d) {
@@ -83,6 +84,23 @@ nlohmann::json to_json(const Distribution& d) {
     j["outlier_value"] = d.outlier_value;
   }
   return j;
+}
+
+std::vector<std::pair<std::string, double>> distribution_values(const Distribution& d) {
+  std::vector<std::pair<std::string, double>> values;
+  switch (d.kind) {
+    case Distribution::Kind::uniform:
+      values = {{"low", d.a}, {"high", d.b}};
+      break;
+    case Distribution::Kind::normal:
+      values = {{"mean", d.a}, {"std", d.b}};
+      break;
+    case Distribution::Kind::constant:
+      values = {{"value", d.a}};
+      break;
+  }
+  if (d.outlier_every > 0) values.push_back({"outlier_value", d.outlier_value});
+  return values;
 }
 
 std::string describe(const Distribution& d) {

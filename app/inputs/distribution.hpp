@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace normbench {
 
@@ -42,6 +44,9 @@ struct Distribution {
 Distribution parse_distribution(const CheckedJson& node);
 // The object form, always: {"dist":"uniform","low":0,"high":1}, ...
 nlohmann::json to_json(const Distribution& d);
+// Its numbers by their names in the config ("low", "high", "mean", "std", "value",
+// "outlier_value"), those its form has.
+std::vector<std::pair<std::string, double>> distribution_values(const Distribution& d);
 // Human-readable: "uniform[0, 1)", "normal(1000, 1)", "constant(1)",
 // "normal(0, 1), elements i % 4096 == 0 set to 100".
 std::string describe(const Distribution& d);

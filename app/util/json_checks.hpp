@@ -19,6 +19,8 @@ class CheckedJson {
   // "/problems/1/groups", or "/" for the document itself.
   std::string path() const { return path_.empty() ? "/" : path_; }
   [[noreturn]] void fail(const std::string& what) const;
+  // Fails naming another path of the same document (say a setting inherited from /defaults).
+  [[noreturn]] void fail_at(const std::string& path, const std::string& what) const;
 
   bool has(const std::string& key) const;
   CheckedJson at(const std::string& key) const;  // fails if missing
@@ -37,7 +39,7 @@ class CheckedJson {
   double as_number_at_least(double lower_inclusive) const;
   int64_t as_int(int64_t min, int64_t max) const;
   uint64_t as_uint64() const;
-  // A non-empty array of positive integers whose product (and that times 16 bytes) fits in
+  // A non-empty array of positive integers whose product (and that times 64 bytes) fits in
   // int64; used for shapes.
   std::vector<int64_t> as_dims() const;
 

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "app/util/errors.hpp"
+#include "app/util/shown_text.hpp"
 
 namespace normbench {
 
@@ -44,10 +45,11 @@ class PathTrackingBuilder : public nlohmann::json_sax<json> {
   bool parse_error(std::size_t, const std::string& token,
                    const nlohmann::detail::exception& e) override {
     if (e.id == 406)  // out_of_range: a number that does not fit a double
-      return fail("the number " + token +
+      return fail("the number " + shown(token) +
                   " is out of range; allowed: a finite number (magnitude below 1.8e308)");
-    error_ = std::string("not valid JSON") + (stack_.empty() ? "" : " (at " + path() + ")") + ": " +
-             e.what();
+    // nlohmann's message quotes the last token read, which can be the rest of the file.
+    error_ = std::string("not valid JSON") + (stack_.empty() ? "" : " (at " + shown(path()) + ")") +
+             ": " + shown(e.what(), 300);
     return false;
   }
 
@@ -73,7 +75,7 @@ class PathTrackingBuilder : public nlohmann::json_sax<json> {
   }
 
   bool fail(const std::string& what) {
-    error_ = path() + ": " + what;
+    error_ = shown(path()) + ": " + what;
     return false;
   }
 
@@ -128,7 +130,7 @@ class PathTrackingBuilder : public nlohmann::json_sax<json> {
 json parse_json_text(const std::string& text, const std::string& source) {
   json document;
   PathTrackingBuilder builder(document);
-  if (!json::sax_parse(text, &builder)) throw ConfigError(source + ": " + builder.error());
+  if (!json::sax_parse(text, &builder)) throw ConfigError(shown(source) + ": " + builder.error());
   return document;
 }
 

@@ -70,6 +70,10 @@ class ConfigSchema(unittest.TestCase):
             problem(groups=2),                                        # groups on layer_norm
             problem(op="group_norm", normalized_shape=[4]),           # group_norm without groups
             problem(id=".."),                                         # id that is a path
+            problem(id="a" * 129),                                    # id too long
+            dict(problem(), name="../x"),                             # name that is a path
+            dict(problem(), name="a/b"),                              # name with a folder
+            dict(problem(), name="n" * 129),                          # name too long
             problem(shape=[2, 0]),                                    # non-positive dim
             problem(eps=0),                                           # eps must be > 0
             problem(inputs={"x": "gaussian"}),                        # unknown distribution

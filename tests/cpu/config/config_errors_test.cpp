@@ -111,6 +111,43 @@ TEST(ConfigErrors, DeepNestingIsRefusedNotACrash) {
                   {"bad.json: /problems/0/shape/0/0/", "nested deeper than 64 levels"});
 }
 
+// std::regex_match recursed once per character: an id of some 26,000 crashed normbench.
+TEST(ConfigErrors, LongIdIsRefusedNotACrash) {
+  json doc = base_config();
+  doc["problems"][0]["id"] = std::string(30000, 'a');
+  const std::string message = config_error(doc.dump());
+  expect_contains(message, {"bad.json: /problems/0/id: \"aaaa", "... (30000 bytes in all)\"",
+                            "is not a valid id; allowed: 1 to 128 letters"});
+  EXPECT_LT(message.size(), 500u) << message;
+  doc["problems"][0]["id"] = std::string(129, 'a');
+  expect_contains(config_error(doc.dump()), {"/problems/0/id: ", "is not a valid id"});
+  doc["problems"][0]["id"] = std::string(128, 'a');
+  EXPECT_EQ(parse_config(doc.dump(), "b").problems[0].id, std::string(128, 'a'));
+}
+
+// A 100,000-character value is named by its start and its length, never echoed whole.
+TEST(ConfigErrors, LongTextIsShortenedInMessages) {
+  const std::string huge(100000, 'z');
+  const std::vector<void (*)(json&, const std::string&)> edits = {
+      [](json& d, const std::string& v) { d["problems"][0]["op"] = v; },
+      [](json& d, const std::string& v) { d["defaults"]["dtype"] = v; },
+      [](json& d, const std::string& v) { d["problems"][1]["layout"] = v; },
+      [](json& d, const std::string& v) { d["problems"][0][v] = 1; },
+      [](json& d, const std::string& v) { d["defaults"]["inputs"]["x"] = v; },
+      [](json& d, const std::string& v) { d["problems"][0]["shape"] = v; },
+  };
+  for (const auto& edit : edits) {
+    json doc = base_config();
+    edit(doc, huge);
+    const std::string message = config_error(doc.dump());
+    EXPECT_LT(message.size(), 1000u) << message.substr(0, 1000);
+    EXPECT_NE(message.find("zzz"), std::string::npos) << message.substr(0, 1000);
+  }
+  json bad = base_config();
+  bad["problems"][1]["groups"] = 4;
+  EXPECT_LT(config_error(bad.dump(), std::string(100000, 's')).size(), 1000u);
+}
+
 TEST(ConfigErrors, NumberOutOfRangeNamesItsPath) {
   std::string text = base_config().dump();
   const std::string eps_in_problem = R"("id":"ln",)";
@@ -215,7 +252,7 @@ const BadConfig kBadConfigs[] = {
      },
      {"/problems/1/inputs/bias: missing required field \"value\""}},
     // Wrong types and empty values.
-    {"empty_name", [](json& d) { d["name"] = ""; }, {"/name: expected a non-empty name"}},
+    {"empty_name", [](json& d) { d["name"] = ""; }, {"/name: \"\" is not a valid name"}},
     {"name_not_string", [](json& d) { d["name"] = 5; }, {"/name: expected a string, got 5"}},
     {"description_not_string",
      [](json& d) { d["problems"][0]["description"] = json::array({1}); },
@@ -296,7 +333,8 @@ const BadConfig kBadConfigs[] = {
      [](json& d) {
        d["problems"][0]["shape"] = {4294967296ll, 4294967296ll, 8};
      },
-     {"/problems/0/shape: ", "has too many elements", "allowed: a product below"}},
+     {"/problems/0/shape: ", "has too many elements: its byte counts would overflow",
+      "allowed: a product of at most 144115188075855871"}},
     {"shape_empty",
      [](json& d) { d["problems"][0]["shape"] = json::array(); },
      {"/problems/0/shape: expected a non-empty array of positive integers"}},
@@ -481,7 +519,8 @@ const BadConfig kBadConfigs[] = {
      {"/problems/2/id: duplicate problem id \"ln\""}},
     {"id_with_space",
      [](json& d) { d["problems"][0]["id"] = "a b"; },
-     {"/problems/0/id: \"a b\" is not a valid id", "allowed: letters, digits, '_', '.', '-'"}},
+     {"/problems/0/id: \"a b\" is not a valid id",
+      "allowed: 1 to 128 letters, digits, '_', '.', '-'"}},
     {"id_with_slash",
      [](json& d) { d["problems"][1]["id"] = "a/x"; },
      {"/problems/1/id: \"a/x\" is not a valid id"}},
@@ -496,6 +535,62 @@ const BadConfig kBadConfigs[] = {
     {"id_empty",
      [](json& d) { d["problems"][1]["id"] = ""; },
      {"/problems/1/id: \"\" is not a valid id"}},
+    // The name makes the default report path, normbench-<name>.json: it must not climb.
+    {"name_climbs_folders",
+     [](json& d) { d["name"] = "../../x"; },
+     {"/name: \"../../x\" is not a valid name", "allowed: 1 to 128 letters, digits"}},
+    {"name_with_slash", [](json& d) { d["name"] = "a/b"; }, {"/name: \"a/b\" is not a valid name"}},
+    {"name_leading_dot", [](json& d) { d["name"] = ".x"; }, {"/name: \".x\" is not a valid name"}},
+    {"name_too_long",
+     [](json& d) { d["name"] = std::string(129, 'n'); },
+     {"/name: \"nnn", "is not a valid name"}},
+    // Byte counts that overflow int64 (add_rms_norm moves 20 bytes per float32 element).
+    {"shape_bytes_overflow",
+     [](json& d) {
+       d["problems"][0] = {{"id", "big"},
+                           {"op", "add_rms_norm"},
+                           {"shape", {576460752303423487ll}},
+                           {"normalized_shape", {576460752303423487ll}}};
+     },
+     {"/problems/0/shape/0: 576460752303423487 is out of range",
+      "allowed: an integer from 1 to 144115188075855871"}},
+    {"shape_product_bytes_overflow",
+     [](json& d) {
+       d["problems"][0]["shape"] = {268435456ll, 1073741824ll};
+       d["problems"][0]["normalized_shape"] = {1073741824ll};
+     },
+     {"/problems/0/shape: [268435456,1073741824] has too many elements"}},
+    // Values beyond the largest finite value of the type that holds them.
+    {"constant_overflows_float32",
+     [](json& d) {
+       d["problems"][0]["inputs"] = {{"x", {{"dist", "constant"}, {"value", 1e300}}}};
+     },
+     {"/problems/0/inputs/x/value: 1e+300 overflows float32",
+      "allowed: a magnitude of at most 3.4028234663852886e+38"}},
+    {"uniform_high_overflows_float16",
+     [](json& d) {
+       d["problems"][0]["dtype"] = "float16";
+       d["defaults"]["inputs"]["x"] = {{"dist", "uniform"}, {"low", 0}, {"high", 70000}};
+     },
+     {"/defaults/inputs/x/high: 70000 overflows float16 (its largest finite value is 65504)",
+      "allowed: a magnitude of at most 65504"}},
+    {"outlier_overflows_bfloat16",
+     [](json& d) {
+       d["problems"][1]["dtype"] = "bfloat16";
+       d["problems"][1]["inputs"] = {
+           {"x", {{"dist", "normal"}, {"outlier_every", 3}, {"outlier_value", 3.4e38}}}};
+     },
+     {"/problems/1/inputs/x/outlier_value: 3.4e+38 overflows bfloat16"}},
+    {"weight_std_overflows_float16_params",
+     [](json& d) {
+       d["problems"][0]["dtype"] = "float16";
+       d["problems"][0]["inputs"] = {{"weight", {{"dist", "normal"}, {"std", -1}}}};
+       d["problems"][0]["inputs"]["weight"]["std"] = 1e6;
+     },
+     {"/problems/0/inputs/weight/std: 1000000 overflows float16, the problem's param_dtype"}},
+    {"eps_overflows_float32",
+     [](json& d) { d["defaults"]["eps"] = 1e300; },
+     {"/defaults/eps: 1e+300 overflows float32, in which kernels add eps to the variance"}},
 };
 
 INSTANTIATE_TEST_SUITE_P(All, ConfigErrorCase, ::testing::ValuesIn(kBadConfigs),

@@ -363,5 +363,20 @@ TEST(Config, RmsOpsHaveNoBiasAndAddRmsNormAResidual) {
   EXPECT_EQ(c.problems.at(2).inputs.size(), 1u);  // x only
 }
 
+// The largest shape a config may have: every byte count normbench makes of it still fits in
+// int64 (add_rms_norm in float32 moves 20 bytes per element; one element more is refused).
+TEST(Config, ByteCountsOfTheLargestShapeFit) {
+  for (const char* op : {"add_rms_norm", "layer_norm"}) {
+    const RunConfig c = parse_config(std::string(R"({"name": "big", "problems": [{"id": "p",
+        "op": ")") + op + R"(", "shape": [144115188075855871],
+        "normalized_shape": [144115188075855871]}]})",
+                                     "big.json");
+    const ProblemShape& shape = c.problems.at(0).shape;
+    EXPECT_GT(shape.read_bytes(), 0) << op;
+    EXPECT_GT(shape.write_bytes(), 0) << op;
+    EXPECT_GT(shape.min_bytes(), shape.read_bytes()) << op;
+  }
+}
+
 }  // namespace
 }  // namespace normbench
