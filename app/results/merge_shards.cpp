@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "app/util/errors.hpp"
 #include "app/util/json_parse.hpp"
+#include "app/util/shown_text.hpp"
 #include "app/util/text_file.hpp"
 
 namespace normbench {
@@ -21,7 +23,7 @@ const char* const kResultSettings[] = {"trials_override", "seed_override", "timi
                                        "allow_faster_than_copy"};
 
 std::string pair_text(const Pair& p) {
-  return p.first + " / " + p.second;
+  return shown(p.first) + " / " + shown(p.second);
 }
 
 std::string shard_text(const LoadedShard& s) {
@@ -29,7 +31,7 @@ std::string shard_text(const LoadedShard& s) {
 }
 
 std::string tool_text(const ReportHeader& h) {
-  return h.tool_name + " " + h.tool_version + " (" + h.git_revision + ")";
+  return shown(h.tool_name) + " " + shown(h.tool_version) + " (" + shown(h.git_revision) + ")";
 }
 
 bool same_work(const LoadedShard& a, const LoadedShard& b) {
@@ -85,13 +87,14 @@ void check_same_run(const std::vector<ShardReport>& shards, bool allow_mismatch,
     if (&s != &first) {
       if (a.tool_name != b.tool_name || a.tool_version != b.tool_version ||
           a.git_revision != b.git_revision)
-        refusals.add("different tools: " + a.path + " was written by " + tool_text(a) + ", " +
-                     b.path + " by " + tool_text(b) +
+        refusals.add("different tools: " + shown(a.path) + " was written by " + tool_text(a) +
+                     ", " + shown(b.path) + " by " + tool_text(b) +
                      " (the shards of one run come from one build)");
       if (a.config_hash != b.config_hash)
-        refusals.add("different configs: " + a.path + " has config \"" + a.config_name +
-                     "\" hash " + a.config_hash + ", " + b.path + " has \"" + b.config_name +
-                     "\" hash " + b.config_hash);
+        refusals.add("different configs: " + shown(a.path) + " has config \"" +
+                     shown(a.config_name) + "\" hash " + shown(a.config_hash) + ", " +
+                     shown(b.path) + " has \"" + shown(b.config_name) + "\" hash " +
+                     shown(b.config_hash));
       const json none = nullptr;
       const json& sa = first.document.contains("settings") ? first.document["settings"] : none;
       const json& sb = s.document.contains("settings") ? s.document["settings"] : none;
@@ -99,22 +102,24 @@ void check_same_run(const std::vector<ShardReport>& shards, bool allow_mismatch,
         const json va = sa.is_object() ? sa.value(key, json(nullptr)) : json(nullptr);
         const json vb = sb.is_object() ? sb.value(key, json(nullptr)) : json(nullptr);
         if (va != vb)
-          refusals.add(std::string("different settings: ") + a.path + " has settings." + key + " " +
-                       va.dump() + ", " + b.path + " has " + vb.dump());
+          refusals.add(std::string("different settings: ") + shown(a.path) + " has settings." +
+                       key + " " + shown(va.dump()) + ", " + shown(b.path) + " has " +
+                       shown(vb.dump()));
       }
       const LoadedShard &x = *first.loaded.shard, &y = *s.loaded.shard;
       if (x.count != y.count)
-        refusals.add("different shard counts: " + a.path + " is shard " + shard_text(x) + ", " +
-                     b.path + " is shard " + shard_text(y));
+        refusals.add("different shard counts: " + shown(a.path) + " is shard " + shard_text(x) +
+                     ", " + shown(b.path) + " is shard " + shard_text(y));
       else if (!same_work(x, y))
-        refusals.add("different planned work: " + a.path + " and " + b.path +
+        refusals.add("different planned work: " + shown(a.path) + " and " + shown(b.path) +
                      " plan different (problem, kernel) pairs, shards or costs (other "
                      "--problem, --kernel or --trials, or other kernels registered)");
     }
     for (const std::string& model : models_of(b)) {
       if (model == a.device_name) continue;
-      const std::string what = "different GPU models: " + a.path + " ran on \"" + a.device_name +
-                               "\", " + b.path + " on \"" + model + "\"";
+      const std::string what = "different GPU models: " + shown(a.path) + " ran on \"" +
+                               shown(a.device_name) + "\", " + shown(b.path) + " on \"" +
+                               shown(model) + "\"";
       if (allow_mismatch)
         warnings.push_back(what + " (merged anyway: --allow-mismatch)");
       else
@@ -129,8 +134,8 @@ void check_coverage(const std::vector<ShardReport>& shards, Refusals& refusals) 
   for (const ShardReport& s : shards) {
     const auto [it, fresh] = by_index.emplace(s.loaded.shard->index, &s);
     if (!fresh)
-      refusals.add("shard " + shard_text(*s.loaded.shard) + " is given twice: " + it->second->path +
-                   " and " + s.path);
+      refusals.add("shard " + shard_text(*s.loaded.shard) +
+                   " is given twice: " + shown(it->second->path) + " and " + shown(s.path));
   }
   for (int k = 1; k <= plan.count; ++k)
     if (!by_index.count(k))
@@ -142,7 +147,7 @@ void check_coverage(const std::vector<ShardReport>& shards, Refusals& refusals) 
   std::map<std::string, const ShardReport*> problem_source;
   for (const ShardReport& s : shards) {
     const int index = s.loaded.shard->index;
-    const std::string who = s.path + " (shard " + shard_text(*s.loaded.shard) + ")";
+    const std::string who = shown(s.path) + " (shard " + shard_text(*s.loaded.shard) + ")";
     std::set<Pair> ran;
     std::vector<Pair> unplanned, overlaps, gaps;
     for (const LoadedProblem& p : s.loaded.problems) {
@@ -152,8 +157,9 @@ void check_coverage(const std::vector<ShardReport>& shards, Refusals& refusals) 
         for (const LoadedProblem& q : it->second->loaded.problems)
           if (q.id == p.id) other = &q;
         if (other && other->identity != p.identity)
-          refusals.add("problem " + p.id + " is not the same problem in " + it->second->path +
-                       " and " + s.path + " (op, shape, inputs or tolerance differ)");
+          refusals.add("problem " + shown(p.id) + " is not the same problem in " +
+                       shown(it->second->path) + " and " + shown(s.path) +
+                       " (op, shape, inputs or tolerance differ)");
       }
       for (const LoadedKernel& k : p.kernels) {
         const Pair pair{p.id, k.id};
@@ -200,32 +206,38 @@ void append_devices(const json& doc, int shard, json& out) {
 }
 
 // Speedups over the problem's baseline, which may have run in another shard: the ratio of the
-// medians, as the writer computes it within one run.
-void recompute_speedups(json& problem) {
-  const json* baseline = nullptr;
-  for (const json& k : problem.at("kernels"))
-    if (k.value("is_baseline", false)) baseline = &k;
+// medians, as the writer computes it within one run. `loaded` holds the problem's kernels as
+// the reader checked them, in the order of its "kernels": only a kernel that passed has a time.
+void recompute_speedups(json& problem, const std::vector<const LoadedKernel*>& loaded) {
+  const LoadedKernel* baseline = nullptr;
+  for (const LoadedKernel* k : loaded)
+    if (k->is_baseline) baseline = k;
   if (!baseline) return;
-  const json base = *baseline;
-  for (json& k : problem.at("kernels")) {
-    json speedup = {{"baseline", base.at("id")}, {"vs_baseline", nullptr}};
-    if (k.at("timing").is_object() && base.at("timing").is_object())
-      speedup["vs_baseline"] = base.at("timing").at("median_ms").get<double>() /
-                               k.at("timing").at("median_ms").get<double>();
-    k["speedup"] = speedup;
+  json& kernels = problem.at("kernels");
+  for (size_t i = 0; i < loaded.size(); ++i) {
+    json speedup = {{"baseline", baseline->id}, {"vs_baseline", nullptr}};
+    if (loaded[i]->timing && baseline->timing)
+      speedup["vs_baseline"] = baseline->timing->median_ms / loaded[i]->timing->median_ms;
+    kernels[i]["speedup"] = speedup;
   }
 }
 
-json summary_of(const json& problems) {
+json summary_of(const std::vector<std::vector<const LoadedKernel*>>& problems) {
   json counts = {{"kernels", 0}};
   for (KernelStatus s : kAllKernelStatuses) counts[to_string(s)] = 0;
-  for (const json& p : problems)
-    for (const json& k : p.at("kernels")) {
+  for (const auto& kernels : problems)
+    for (const LoadedKernel* k : kernels) {
       counts["kernels"] = counts["kernels"].get<int>() + 1;
-      const std::string status = k.at("status");
+      const char* status = to_string(k->status);
       counts[status] = counts[status].get<int>() + 1;
     }
   return counts;
+}
+
+const LoadedProblem& loaded_problem(const LoadedReport& report, const std::string& id) {
+  for (const LoadedProblem& p : report.problems)
+    if (p.id == id) return p;
+  throw std::logic_error("merge: problem " + id + " is planned but absent");  // coverage checked
 }
 
 json assemble(std::vector<const ShardReport*> in_order,
@@ -255,36 +267,38 @@ json assemble(std::vector<const ShardReport*> in_order,
   }
   out["devices"] = devices;
 
-  // Plan order: problems as their first pair comes, kernels as their pairs come.
+  // Plan order: problems as their first pair comes, kernels as their pairs come. What the
+  // merge computes it takes from the checked reports (`loaded`), what it copies from the
+  // documents.
   json problems = json::array();
+  std::vector<std::vector<const LoadedKernel*>> loaded;  // per merged problem, per kernel
   std::map<std::string, size_t> problem_at;
   for (const LoadedWorkItem& w : plan.work) {
-    const json& shard_problems =
-        in_order[static_cast<size_t>(w.shard - 1)]->document.at("problems");
-    const json& source = *find_by_id(shard_problems, w.problem);
+    const ShardReport& shard = *in_order[static_cast<size_t>(w.shard - 1)];
+    const json& source = *find_by_id(shard.document.at("problems"), w.problem);
+    const LoadedProblem& checked = loaded_problem(shard.loaded, w.problem);
     auto [it, fresh] = problem_at.emplace(w.problem, problems.size());
     if (fresh) {
       json p = source;
       p["kernels"] = json::array();
       problems.push_back(std::move(p));
-    } else if (source.value("status", "") == "ran") {
+      loaded.emplace_back();
+    } else if (!checked.skipped) {
       problems[it->second]["status"] = "ran";  // skipped only where every shard skipped it
       problems[it->second]["reason"] = nullptr;
     }
     json kernel = *find_by_id(source.at("kernels"), w.kernel);
     kernel["shard"] = w.shard;
     problems[it->second]["kernels"].push_back(std::move(kernel));
+    loaded[it->second].push_back(find_kernel_in(checked, w.kernel));
   }
   bool failed = false;
-  for (json& p : problems) {
-    recompute_speedups(p);
-    for (const json& k : p.at("kernels")) {
-      const auto status = kernel_status_from_string(k.at("status").get<std::string>());
-      failed = failed || (status && is_failure(*status));
-    }
+  for (size_t i = 0; i < problems.size(); ++i) {
+    recompute_speedups(problems[i], loaded[i]);
+    for (const LoadedKernel* k : loaded[i]) failed = failed || is_failure(k->status);
   }
   out["problems"] = problems;
-  out["summary"] = summary_of(problems);
+  out["summary"] = summary_of(loaded);
   out["aborted"] = aborted.empty() ? json(nullptr) : json(aborted);
   out["exit_code"] = static_cast<int>(!aborted.empty() ? kExitRuntime
                                       : failed         ? kExitFailed
@@ -311,7 +325,7 @@ MergedReport merge_shard_reports(const std::vector<ShardReport>& shards, bool al
   Refusals refusals;
   for (const ShardReport& s : shards)
     if (!s.loaded.shard)
-      refusals.add(s.path +
+      refusals.add(shown(s.path) +
                    " is not the report of a shard (it has no \"shard\"; reports to merge "
                    "come from normbench run --shard K/N)");
   refusals.throw_if_any();  // the checks below need every report's shard

@@ -1,11 +1,13 @@
 #include "app/results/report_reader.hpp"
 
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "app/timing/statistics.hpp"
 #include "app/util/json_checks.hpp"
 #include "app/util/json_parse.hpp"
+#include "app/util/shown_text.hpp"
 #include "app/util/text_file.hpp"
 
 namespace normbench {
@@ -27,7 +29,7 @@ std::string optional_string(const CheckedJson& node, const char* key) {
 
 void expect_object(const CheckedJson& node, const std::string& what) {
   if (!node.node().is_object())
-    node.fail("expected " + what + ", got " + node.node().dump().substr(0, 60));
+    node.fail("expected " + what + ", got " + shown(node.node().dump(), 60));
 }
 
 LoadedTiming read_timing(const CheckedJson& t) {
@@ -69,13 +71,14 @@ LoadedKernel read_kernel(const CheckedJson& k) {
   r.id = k.at("id").as_string();
   if (r.id.empty()) k.at("id").fail("expected a non-empty kernel id");
   r.description = optional_string(k, "description");
-  if (present(k, "is_baseline")) r.is_baseline = k.at("is_baseline").as_bool();
+  // The writers always write it; merge recomputes speedups over it.
+  if (k.has("is_baseline")) r.is_baseline = k.at("is_baseline").as_bool();
   r.dispatches_to = optional_string(k, "dispatches_to");
   r.origin = optional_string(k, "origin");
   const CheckedJson status = k.at("status");
   const auto parsed = kernel_status_from_string(status.as_string());
   if (!parsed)
-    status.fail("unknown status \"" + status.as_string() +
+    status.fail("unknown status \"" + shown(status.as_string()) +
                 "\"; allowed: " + allowed_kernel_statuses());
   r.status = *parsed;
   r.reason = optional_string(k, "reason");
@@ -134,7 +137,7 @@ LoadedShard read_shard(const CheckedJson& s) {
     item.shard = static_cast<int>(w.at("shard").as_int(1, r.count));
     item.cost = w.at("cost").as_uint64();
     if (!seen.insert({item.problem, item.kernel}).second)
-      w.fail("the pair " + item.problem + " / " + item.kernel + " is planned twice");
+      w.fail("the pair " + shown(item.problem) + " / " + shown(item.kernel) + " is planned twice");
     r.work.push_back(std::move(item));
   }
   return r;
@@ -153,6 +156,21 @@ nlohmann::json problem_identity(const CheckedJson& p, const LoadedProblem& probl
   return identity;
 }
 
+// The problem's op and shape are those of its resolved config (`config` holds one, which the
+// problem's identity is made of, and so may the entry of config.resolved.problems with its id):
+// a report whose tables and config tell of two different problems is refused.
+void check_same_as_config(const CheckedJson& p, const LoadedProblem& r, const CheckedJson& config) {
+  if (!config.node().is_object()) return;
+  const auto differs = [&](const char* key, const nlohmann::json& value) {
+    if (!config.has(key) || config.node().at(key) == value) return;
+    p.at(key).fail(shown(value.dump(), 60) + " differs from " + shown(config.at(key).path()) + " " +
+                   shown(config.node().at(key).dump(), 60) +
+                   "; allowed: the problem's own, in its resolved config");
+  };
+  differs("op", r.op);
+  differs("shape", r.shape);
+}
+
 LoadedProblem read_problem(const CheckedJson& p) {
   expect_object(p, "a problem object");
   LoadedProblem r;
@@ -161,6 +179,13 @@ LoadedProblem read_problem(const CheckedJson& p) {
   r.op = p.at("op").as_string();
   r.shape = p.at("shape").as_dims();
   if (present(p, "min_bytes")) r.min_bytes = p.at("min_bytes").as_int(0, INT64_MAX);
+  if (p.has("status")) {
+    const std::string status = p.at("status").as_string();
+    if (status != "ran" && status != "skipped")
+      p.at("status").fail("unknown problem status \"" + shown(status) +
+                          "\"; allowed: ran, skipped");
+    r.skipped = status == "skipped";
+  }
   if (present(p, "config") && p.at("config").node().is_object())
     r.description = optional_string(p.at("config"), "description");
   const CheckedJson kernels = p.at("kernels");
@@ -169,10 +194,26 @@ LoadedProblem read_problem(const CheckedJson& p) {
   for (size_t i = 0; i < kernels.size(); ++i) {
     r.kernels.push_back(read_kernel(kernels.at(i)));
     if (!ids.insert(r.kernels.back().id).second)
-      kernels.at(i).at("id").fail("duplicate kernel id \"" + r.kernels.back().id + "\"");
+      kernels.at(i).at("id").fail("duplicate kernel id \"" + shown(r.kernels.back().id) + "\"");
   }
+  if (present(p, "config")) check_same_as_config(p, r, p.at("config"));
   r.identity = problem_identity(p, r);
   return r;
+}
+
+// config.resolved.problems by id, where the report has them.
+std::map<std::string, CheckedJson> resolved_problems(const CheckedJson& root) {
+  std::map<std::string, CheckedJson> by_id;
+  if (!root.has("config") || !root.at("config").has("resolved")) return by_id;
+  const CheckedJson resolved = root.at("config").at("resolved");
+  if (!resolved.has("problems") || !resolved.node().at("problems").is_array()) return by_id;
+  const CheckedJson problems = resolved.at("problems");
+  for (size_t i = 0; i < problems.size(); ++i) {
+    const CheckedJson problem = problems.at(i);
+    if (problem.has("id") && problem.node().at("id").is_string())
+      by_id.emplace(problem.node().at("id").get<std::string>(), problem);
+  }
+  return by_id;
 }
 
 ReportHeader read_header(const CheckedJson& root, const std::string& path) {
@@ -226,10 +267,15 @@ LoadedReport read_report_json(const nlohmann::json& document, const std::string&
   const CheckedJson problems = root.at("problems");
   problems.expect_array();
   std::set<std::string> ids;
+  const std::map<std::string, CheckedJson> resolved = resolved_problems(root);
   for (size_t i = 0; i < problems.size(); ++i) {
     report.problems.push_back(read_problem(problems.at(i)));
+    const auto config = resolved.find(report.problems.back().id);
+    if (config != resolved.end())
+      check_same_as_config(problems.at(i), report.problems.back(), config->second);
     if (!ids.insert(report.problems.back().id).second)
-      problems.at(i).at("id").fail("duplicate problem id \"" + report.problems.back().id + "\"");
+      problems.at(i).at("id").fail("duplicate problem id \"" + shown(report.problems.back().id) +
+                                   "\"");
   }
   return report;
 }

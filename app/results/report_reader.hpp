@@ -69,6 +69,7 @@ struct LoadedProblem {
   std::string description;
   std::vector<int64_t> shape;
   std::optional<int64_t> min_bytes;
+  bool skipped = false;  // status "skipped": it did not fit in GPU or host memory
   // What makes two problems of one id the same problem: op, shape and the resolved config
   // without description, timing settings or trial count.
   nlohmann::json identity;

@@ -216,5 +216,53 @@ TEST(MergeShards, AFailedKernelMakesExitCodeOne) {
   EXPECT_EQ(merged.report["summary"]["failed"], 1);
 }
 
+// Fields the merge computes with, malformed in one shard: exit 2 naming the file and the JSON
+// path, where the merge once ended in an internal error (exit 3).
+TEST(MergeShards, MalformedFieldsAreRefusedNamingFileAndPath) {
+  testing::TempDir dir;
+  const struct {
+    void (*edit)(json&);
+    std::string message;
+  } cases[] = {
+      {[](json& d) { d["problems"][0]["status"] = 3; },
+       "/problems/0/status: expected a string, got 3"},
+      {[](json& d) { d["problems"][0]["status"] = nullptr; },
+       "/problems/0/status: expected a string, got null"},
+      {[](json& d) { d["problems"][0]["kernels"][0]["is_baseline"] = nullptr; },
+       "/problems/0/kernels/0/is_baseline: expected true or false, got null"},
+  };
+  for (const auto& c : cases) {
+    json doc = json::parse(testing::read_text(fixture("shard1of2.json")));
+    c.edit(doc);
+    testing::write_text(dir.file("shard1.json"), doc.dump());
+    try {
+      read_shard_report(dir.file("shard1.json"));
+      ADD_FAILURE() << "accepted: " << c.message;
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()), dir.file("shard1.json") + ": " + c.message);
+    }
+  }
+}
+
+// A kernel without "timing" (or a timing where it did not pass) has no time: its speedup is
+// null, and the merge goes on.
+TEST(MergeShards, AKernelWithoutTimingMergesWithoutASpeedup) {
+  const MergedReport merged = merge({edited("shard1of2.json",
+                                            [](json& d) {
+                                              d["problems"][0]["kernels"][1].erase("timing");
+                                              d["problems"][0]["kernels"][2]["status"] = "failed";
+                                            }),
+                                     shard("shard2of2.json")});
+  const json first = shard("shard1of2.json").document.at("problems").at(0);
+  std::map<std::string, json> speedups;
+  for (const json& p : merged.report.at("problems"))
+    if (p.at("id") == first.at("id"))
+      for (const json& k : p.at("kernels")) speedups[k.at("id")] = k.at("speedup");
+  EXPECT_TRUE(speedups.at(first["kernels"][1]["id"]).at("vs_baseline").is_null());
+  EXPECT_TRUE(speedups.at(first["kernels"][2]["id"]).at("vs_baseline").is_null());
+  EXPECT_TRUE(speedups.at(first["kernels"][0]["id"]).at("vs_baseline").is_number());
+  EXPECT_EQ(merged.report.at("summary").at("failed"), 1);
+}
+
 }  // namespace
 }  // namespace normbench

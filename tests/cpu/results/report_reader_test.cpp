@@ -119,6 +119,58 @@ TEST(ReportReader, NamesTheFileThePathAndWhatIsWrong) {
             std::string::npos);
 }
 
+// What merge and compare compute with must have the types the writers write: a numeric or null
+// status, or a null is_baseline, ended `merge` in an internal error.
+TEST(ReportReader, StatusAndBaselineFlagMustHaveTheirTypes) {
+  auto doc = minimal_report();
+  doc["problems"][0]["status"] = 3;
+  EXPECT_EQ(read_error(doc), "r.json: /problems/0/status: expected a string, got 3");
+  doc["problems"][0]["status"] = nullptr;
+  EXPECT_EQ(read_error(doc), "r.json: /problems/0/status: expected a string, got null");
+  doc["problems"][0]["status"] = "maybe";
+  EXPECT_EQ(read_error(doc),
+            "r.json: /problems/0/status: unknown problem status \"maybe\"; allowed: ran, skipped");
+  doc["problems"][0]["status"] = "skipped";
+  EXPECT_TRUE(read_report_json(doc, "r.json").problems[0].skipped);
+  doc = minimal_report();
+  doc["problems"][0]["kernels"][0]["is_baseline"] = nullptr;
+  EXPECT_EQ(read_error(doc),
+            "r.json: /problems/0/kernels/0/is_baseline: expected true or false, got null");
+}
+
+// The tables (op, shape) and the config of a problem must describe the same problem.
+TEST(ReportReader, AProblemThatContradictsItsConfigIsRefused) {
+  auto doc = minimal_report();
+  doc["config"]["resolved"] = {{"name", "cfg"},
+                               {"problems",
+                                {{{"id", "P"}, {"op", "layer_norm"}, {"shape", {4, 8}}},
+                                 {{"id", "Q"}, {"op", "rms_norm"}, {"shape", {2}}}}}};
+  EXPECT_EQ(read_error(doc), "(no error)");
+  doc["problems"][0]["shape"] = {4, 16};
+  EXPECT_EQ(read_error(doc),
+            "r.json: /problems/0/shape: [4,16] differs from /config/resolved/problems/0/shape "
+            "[4,8]; allowed: the problem's own, in its resolved config");
+  doc["problems"][0]["shape"] = {4, 8};
+  doc["problems"][0]["op"] = "group_norm";
+  EXPECT_EQ(read_error(doc),
+            "r.json: /problems/0/op: \"group_norm\" differs from /config/resolved/problems/0/op "
+            "\"layer_norm\"; allowed: the problem's own, in its resolved config");
+  doc = minimal_report();
+  doc["problems"][0]["config"] = {{"id", "P"}, {"op", "layer_norm"}, {"shape", {8, 4}}};
+  EXPECT_EQ(read_error(doc),
+            "r.json: /problems/0/shape: [4,8] differs from /problems/0/config/shape [8,4]; "
+            "allowed: the problem's own, in its resolved config");
+}
+
+TEST(ReportReader, LongTextIsShortenedInMessages) {
+  auto doc = minimal_report();
+  doc["problems"][0]["kernels"][0]["status"] = std::string(20000000, 's');
+  const std::string message = read_error(doc);
+  EXPECT_LT(message.size(), 500u) << message.substr(0, 500);
+  EXPECT_NE(message.find("... (20000000 bytes in all)\"; allowed: passed"), std::string::npos)
+      << message.substr(0, 500);
+}
+
 TEST(ReportReader, UnreadableFilesNameTheFileAndWhy) {
   try {
     read_report_file("/nonexistent/dir/report.json");
