@@ -1,14 +1,19 @@
 // `normbench compare BASELINE.json CANDIDATE.json`: per kernel, faster, slower, same or
 // inconclusive (and correctness changes); exits 1 on a regression. Needs no GPU.
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "app/cli/command.hpp"
 #include "app/compare/compare.hpp"
-
-#include <cstdio>
-
 #include "app/compare/compare_format.hpp"
 #include "app/results/report_reader.hpp"
+#include "app/util/json_text.hpp"
+#include "app/util/shown_text.hpp"
 
 namespace normbench {
 
@@ -22,6 +27,30 @@ struct CompareOptions {
   CompareSettings settings;
 };
 
+// The bounds of the gate's settings. --alpha below 1e-6 asks the normal approximation of the U
+// test for a tail it does not give accurately, and no report of fewer than 20 samples a side
+// could ever reach it: the slower verdict would be off without a word. Above 0.5 noise alone
+// is called significant.
+constexpr double kMinAlpha = 1e-6, kMaxAlpha = 0.5;
+constexpr double kMaxSlowdown = 100.0;  // a 101x ratio; beyond it the gate means nothing
+
+// A finite number in [low, high]. CLI::Range lets NaN through (every comparison with it is
+// false), and NaN as a threshold would turn the gate off.
+CLI::Validator finite_number_in(double low, double high) {
+  const std::string allowed = fmt::format("a finite number from {:g} to {:g}", low, high);
+  return CLI::Validator(
+      [low, high, allowed](std::string& text) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE ||
+            !std::isfinite(value) || value < low || value > high)
+          return shown(text) + " is out of range; allowed: " + allowed;
+        return "";
+      },
+      allowed);
+}
+
 int compare(const CompareOptions& o) {
   const LoadedReport baseline = read_report_file(o.baseline);
   const LoadedReport candidate = read_report_file(o.candidate);
@@ -30,7 +59,7 @@ int compare(const CompareOptions& o) {
     std::fprintf(stderr, "normbench: warning: %s\n", w.c_str());
   const std::string format = o.json ? "json" : o.format;
   if (format == "json")
-    std::puts(compare_to_json(comparison).dump(2).c_str());
+    std::puts(json_text(compare_to_json(comparison)).c_str());
   else if (format == "markdown")
     std::fputs(format_compare_markdown(comparison).c_str(), stdout);
   else
@@ -59,11 +88,14 @@ void add_compare_command(CLI::App& app, CommandContext& context) {
   CompareSettings& s = o.settings;
   cmd->add_option("--max-slowdown", s.max_slowdown,
                   "Minimum effect: slower above a median ratio of 1 + this, faster below "
-                  "1 / (1 + this) (default 0.05)")
-      ->check(CLI::Range(0.0, 100.0));
+                  "1 / (1 + this); from 0 to 100 (default 0.05)")
+      ->check(finite_number_in(0.0, kMaxSlowdown));
   cmd->add_option("--alpha", s.alpha,
-                  "Significance level of the two-sided Mann-Whitney U test (default 0.01)")
-      ->check(CLI::Range(0.0, 1.0));
+                  "Significance level of the two-sided Mann-Whitney U test, from 1e-6 to 0.5 "
+                  "(default 0.01): below 1e-6 the test's normal approximation is not accurate and "
+                  "fewer than 20 samples a side can never reach it; above 0.5 noise alone is "
+                  "significant")
+      ->check(finite_number_in(kMinAlpha, kMaxAlpha));
   cmd->add_option("--min-samples", s.min_samples,
                   "Fewer timing samples on either side: inconclusive (default 5)")
       ->check(CLI::Range(3, 1000000));
@@ -72,7 +104,8 @@ void add_compare_command(CLI::App& app, CommandContext& context) {
   cmd->add_flag("--allow-mismatch", s.allow_mismatch,
                 "Compare reports of different GPU models or configs anyway (with a warning)");
   cmd->add_flag("--strict", s.strict,
-                "Exit 4 when some verdict is inconclusive (and none regressed)");
+                "Exit 4 when some verdict is inconclusive, or not_timed (a kernel that passed "
+                "without a time), and none regressed");
   cmd->callback([options, &context] { context.exit_code = compare(*options); });
 }
 

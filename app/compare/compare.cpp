@@ -33,8 +33,9 @@
 //   faster and slower (5% slower = ratio above 1.05; faster = ratio below 1/1.05 = 0.952).
 //
 // Exit code: 1 if any verdict is a regression; else 4 with --strict if any verdict is
-// inconclusive; else 0. (Bad usage, an unreadable or malformed report, or a refused mismatch:
-// 2, thrown as UsageError.)
+// inconclusive, not_timed counting as inconclusive then (the gate cannot tell whether a kernel
+// without a time got slower); else 0. (Bad usage, an unreadable or malformed report, or a refused
+// mismatch: 2, thrown as UsageError.)
 #include "app/compare/compare.hpp"
 
 #include <map>
@@ -42,25 +43,27 @@
 #include "app/compare/mann_whitney.hpp"
 #include "app/timing/statistics.hpp"
 #include "app/util/errors.hpp"
+#include "app/util/shown_text.hpp"
 
 namespace normbench {
 
 namespace {
 std::string shown_name(const std::string& name) {
-  return name.empty() ? "(no device)" : "\"" + name + "\"";
+  return name.empty() ? "(no device)" : "\"" + shown(name) + "\"";
 }
 
 void check_match(const ReportHeader& b, const ReportHeader& c, const CompareSettings& settings,
                  std::vector<std::string>& warnings) {
   std::vector<std::string> problems;
   if (b.device_name != c.device_name)
-    problems.push_back("different GPU models: baseline " + b.path + " ran on " +
-                       shown_name(b.device_name) + ", candidate " + c.path + " on " +
+    problems.push_back("different GPU models: baseline " + shown(b.path) + " ran on " +
+                       shown_name(b.device_name) + ", candidate " + shown(c.path) + " on " +
                        shown_name(c.device_name));
   if (b.config_hash != c.config_hash)
-    problems.push_back("different configs: baseline " + b.path + " has config \"" + b.config_name +
-                       "\" hash " + b.config_hash + ", candidate " + c.path + " has \"" +
-                       c.config_name + "\" hash " + c.config_hash);
+    problems.push_back("different configs: baseline " + shown(b.path) + " has config \"" +
+                       shown(b.config_name) + "\" hash " + shown(b.config_hash) + ", candidate " +
+                       shown(c.path) + " has \"" + shown(c.config_name) + "\" hash " +
+                       shown(c.config_hash));
   if (problems.empty()) return;
   if (!settings.allow_mismatch) {
     std::string message = "refusing to compare: ";
@@ -213,8 +216,9 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& can
   check_match(baseline.header, candidate.header, settings, out.warnings);
   for (const ReportHeader* info : {&baseline.header, &candidate.header})
     if (!info->aborted.empty())
-      out.warnings.push_back((info == &baseline.header ? "baseline " : "candidate ") + info->path +
-                             " comes from an aborted run: " + info->aborted);
+      out.warnings.push_back((info == &baseline.header ? "baseline " : "candidate ") +
+                             shown(info->path) +
+                             " comes from an aborted run: " + shown(info->aborted));
 
   std::map<std::string, const LoadedProblem*> candidate_problems;
   for (const auto& p : candidate.problems) candidate_problems[p.id] = &p;
@@ -254,7 +258,9 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& can
                    (!settings.allow_missing &&
                     (r.verdict == Verdict::missing || r.verdict == Verdict::no_longer_runs));
     out.regressions += r.regression ? 1 : 0;
-    out.inconclusive += r.verdict == Verdict::inconclusive ? 1 : 0;
+    const bool undecided =
+        r.verdict == Verdict::inconclusive || (settings.strict && r.verdict == Verdict::not_timed);
+    out.inconclusive += undecided ? 1 : 0;
   }
   out.exit_code = out.regressions > 0                       ? kExitFailed
                   : settings.strict && out.inconclusive > 0 ? kExitInconclusive

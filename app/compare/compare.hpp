@@ -18,7 +18,7 @@ struct CompareSettings {
   int min_samples = 5;  // fewer timing samples on either side: inconclusive
   bool allow_missing = false;   // a kernel gone from the candidate is not a regression
   bool allow_mismatch = false;  // compare reports of different GPU models or configs (warns)
-  bool strict = false;          // exit 4 when some verdict is inconclusive (and none regressed)
+  bool strict = false;  // exit 4 when some verdict is inconclusive or not_timed (none regressed)
 };
 
 enum class Verdict {
@@ -85,8 +85,8 @@ struct Comparison {
   std::vector<std::string> new_problems;      // problem ids in the candidate only
   std::vector<KernelComparison> results;      // baseline order; new kernels after their problem's
   int regressions = 0;
-  int inconclusive = 0;
-  int exit_code = 0;  // 0, 1 (a regression) or 4 (strict and some verdict inconclusive)
+  int inconclusive = 0;  // with strict, not_timed verdicts too
+  int exit_code = 0;     // 0, 1 (a regression) or 4 (strict and some verdict inconclusive)
 };
 
 // Throws UsageError (exit 2) when the device names or config hashes differ, unless

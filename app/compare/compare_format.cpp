@@ -6,6 +6,10 @@
 #include <array>
 #include <cmath>
 
+#include "app/util/file_safe_name.hpp"
+#include "app/util/markdown_text.hpp"
+#include "app/util/shown_text.hpp"
+
 namespace normbench {
 
 namespace {
@@ -16,8 +20,11 @@ using Row = std::array<std::string, kColumns>;
 const Row kHeader = {"problem", "kernel",  "baseline ms", "candidate ms",
                      "change",  "p-value", "verdict",     "note"};
 
+// Ids and notes come from the reports: bounded and with control characters escaped, so that a
+// report cannot drive the terminal or flood the table (shown_text.hpp).
 Row result_row(const KernelComparison& r) {
-  Row row = {r.problem, r.kernel, "-", "-", "-", "-", to_string(r.verdict), r.note};
+  Row row = {shown(r.problem),     shown(r.kernel), "-", "-", "-", "-",
+             to_string(r.verdict), shown(r.note)};
   if (r.regression) row[6] += " (REGRESSION)";
   if (const auto& t = r.timing) {
     row[2] = fmt::format("{:.4g}", t->baseline_median_ms);
@@ -32,10 +39,11 @@ Row result_row(const KernelComparison& r) {
 }
 
 std::string report_line(const ReportHeader& r) {
-  return fmt::format("{} ({}, config {} {}{}{})", r.path,
-                     r.device_name.empty() ? "no device" : r.device_name, r.config_name,
-                     r.config_hash, r.created_at.empty() ? "" : ", " + r.created_at,
-                     r.git_revision.empty() ? "" : ", rev " + r.git_revision);
+  return fmt::format("{} ({}, config {} {}{}{})", shown(r.path),
+                     r.device_name.empty() ? "no device" : shown(r.device_name),
+                     shown(r.config_name), shown(r.config_hash),
+                     r.created_at.empty() ? "" : ", " + shown(r.created_at),
+                     r.git_revision.empty() ? "" : ", rev " + shown(r.git_revision));
 }
 
 std::string rule_line(const CompareSettings& s) {
@@ -72,13 +80,10 @@ std::string headline(const Comparison& c) {
   return "no regression";
 }
 
-std::string markdown_cell(std::string text) {
-  std::string out;
-  for (char ch : text) {
-    if (ch == '|') out += '\\';
-    out += ch == '\n' ? ' ' : ch;
-  }
-  return out.empty() ? " " : out;
+// An id as code where it is a plain name (every id normbench writes); anything else, say from a
+// hand-made report, as escaped text: a backtick in it would end the code span.
+std::string markdown_id(const std::string& id) {
+  return is_file_safe_name(id) ? "`" + id + "`" : markdown_text(shown(id));
 }
 
 std::string markdown_table(const std::vector<const KernelComparison*>& rows) {
@@ -87,11 +92,12 @@ std::string markdown_table(const std::vector<const KernelComparison*>& rows) {
   out += "\n|---|---|--:|--:|--:|--:|---|---|\n";
   for (const KernelComparison* r : rows) {
     Row row = result_row(*r);
-    row[0] = "`" + row[0] + "`";
-    row[1] = "`" + row[1] + "`";
+    for (std::string& cell : row) cell = markdown_text(cell);
+    row[0] = markdown_id(r->problem);
+    row[1] = markdown_id(r->kernel);
     if (r->regression) row[6] = "**" + row[6] + "**";
     out += "|";
-    for (const auto& cell : row) out += " " + markdown_cell(cell) + " |";
+    for (const auto& cell : row) out += " " + (cell.empty() ? " " : cell) + " |";
     out += "\n";
   }
   return out;
@@ -149,7 +155,7 @@ std::string format_compare_table(const Comparison& c) {
   std::string out = "baseline:  " + report_line(c.baseline) + "\n";
   out += "candidate: " + report_line(c.candidate) + "\n";
   out += "rule:      " + rule_line(c.settings) + "\n";
-  for (const auto& w : c.warnings) out += "WARNING:   " + w + "\n";
+  for (const auto& w : c.warnings) out += "WARNING:   " + terminal_safe(w) + "\n";
   std::vector<Row> rows = {kHeader};
   for (const auto& r : c.results) rows.push_back(result_row(r));
   std::array<size_t, kColumns> width{};
@@ -166,8 +172,9 @@ std::string format_compare_table(const Comparison& c) {
     line.erase(line.find_last_not_of(' ') + 1);
     out += line + "\n";
   }
-  for (const auto& p : c.missing_problems) out += "\nproblem missing from the candidate: " + p;
-  for (const auto& p : c.new_problems) out += "\nproblem new in the candidate: " + p;
+  for (const auto& p : c.missing_problems)
+    out += "\nproblem missing from the candidate: " + shown(p);
+  for (const auto& p : c.new_problems) out += "\nproblem new in the candidate: " + shown(p);
   out += "\n" + counts_line(c) + "\n";
   out += "result: " + headline(c) + "\n";
   return out;
@@ -175,14 +182,16 @@ std::string format_compare_table(const Comparison& c) {
 
 std::string format_compare_markdown(const Comparison& c) {
   std::string out = "### normbench compare: " + headline(c) + "\n\n";
-  out += "- baseline: `" + report_line(c.baseline) + "`\n";
-  out += "- candidate: `" + report_line(c.candidate) + "`\n";
+  out += "- baseline: " + markdown_text(report_line(c.baseline)) + "\n";
+  out += "- candidate: " + markdown_text(report_line(c.candidate)) + "\n";
   out += "- rule: " + rule_line(c.settings) + "\n";
   out += "- " + counts_line(c) + "\n";
-  for (const auto& w : c.warnings) out += "\n> **Warning:** " + markdown_cell(w) + "\n";
+  for (const auto& w : c.warnings)
+    out += "\n> **Warning:** " + markdown_text(terminal_safe(w)) + "\n";
   for (const auto& p : c.missing_problems)
-    out += "\nProblem `" + p + "` is missing from the candidate.\n";
-  for (const auto& p : c.new_problems) out += "\nProblem `" + p + "` is new in the candidate.\n";
+    out += "\nProblem " + markdown_id(p) + " is missing from the candidate.\n";
+  for (const auto& p : c.new_problems)
+    out += "\nProblem " + markdown_id(p) + " is new in the candidate.\n";
 
   std::vector<const KernelComparison*> notable, all;
   for (const auto& r : c.results) {

@@ -1,0 +1,131 @@
+// `normbench compare` against settings and reports made to slip past the gate or to attack
+// whoever reads its output: NaN and out-of-range gate settings, a passed kernel without a
+// time under --strict, ids and reasons holding escape sequences, Markdown, HTML and megabytes.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/cpu/test_support.hpp"
+
+namespace normbench {
+namespace {
+
+using nlohmann::json;
+using testing::CliRun;
+using testing::quoted;
+using testing::TempDir;
+
+std::string fixture(const std::string& name) {
+  return testing::source_path("tests/fixtures/compare/" + name + ".json");
+}
+
+json read_fixture(const std::string& name) {
+  return json::parse(testing::read_text(fixture(name)));
+}
+
+CliRun compare(const TempDir& dir, const std::string& args) {
+  return testing::run_binary(NORMBENCH_BINARY, dir, "compare " + args);
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// NaN passed CLI11's range checks and turned the gate off: a 10% slower kernel exited 0.
+TEST(CompareHostileReports, GateSettingsOutsideTheirRangeAreRefused) {
+  TempDir dir;
+  const std::string reports = quoted(fixture("baseline")) + " " + quoted(fixture("slower"));
+  const struct {
+    std::string option;
+    std::string message;
+  } cases[] = {
+      {"--alpha nan", "--alpha: nan is out of range; allowed: a finite number from 1e-06 to 0.5"},
+      {"--alpha 0", "--alpha: 0 is out of range"},
+      {"--alpha 1e-300", "--alpha: 1e-300 is out of range"},
+      {"--alpha 0.6", "--alpha: 0.6 is out of range"},
+      {"--alpha inf", "--alpha: inf is out of range"},
+      {"--alpha ''", "--alpha:  is out of range"},
+      {"--max-slowdown nan",
+       "--max-slowdown: nan is out of range; allowed: a finite number from "
+       "0 to 100"},
+      {"--max-slowdown inf", "--max-slowdown: inf is out of range"},
+      {"--max-slowdown -0.1", "--max-slowdown: -0.1 is out of range"},
+      {"--max-slowdown 1e400", "--max-slowdown: 1e400 is out of range"},
+      {"--min-samples nan", "--min-samples"},
+      {"--min-samples 2", "--min-samples"},
+      {"--min-samples 1e3", "--min-samples"},
+      {"--min-samples 99999999999", "--min-samples"},
+  };
+  for (const auto& c : cases) {
+    const CliRun r = compare(dir, reports + " " + c.option);
+    EXPECT_EQ(r.exit_code, 2) << c.option << "\n" << r.out << r.err;
+    EXPECT_TRUE(contains(r.err, c.message)) << c.option << "\n" << r.err;
+  }
+  // The bounds themselves are allowed; the slower kernel is still found.
+  EXPECT_EQ(compare(dir, reports + " --alpha 0.5 --max-slowdown 0").exit_code, 1);
+  EXPECT_EQ(compare(dir, reports + " --alpha 1e-6").exit_code, 0);  // 10 samples: inconclusive
+}
+
+TEST(CompareHostileReports, StrictDoesNotPassAKernelThatWasNotTimed) {
+  TempDir dir;
+  json candidate = read_fixture("baseline");
+  candidate["problems"][0]["kernels"][2]["timing"] = nullptr;  // passed, never timed
+  testing::write_text(dir.file("untimed.json"), candidate.dump());
+  const std::string reports = quoted(fixture("baseline")) + " untimed.json";
+  const CliRun lax = compare(dir, reports);
+  EXPECT_EQ(lax.exit_code, 0) << lax.out << lax.err;
+  EXPECT_TRUE(contains(lax.out, "not_timed")) << lax.out;
+  const CliRun strict = compare(dir, reports + " --strict");
+  EXPECT_EQ(strict.exit_code, 4) << strict.out << strict.err;
+  EXPECT_TRUE(contains(strict.out, "no regression; 1 inconclusive (--strict: failing)"))
+      << strict.out;
+  const json j = json::parse(compare(dir, reports + " --strict --json").out);
+  EXPECT_EQ(j["exit_code"], 4);
+  EXPECT_EQ(j["summary"]["result"], "inconclusive");
+}
+
+// Reports come from anywhere (a pull request's CI artifact): their ids and reasons must not
+// drive the terminal, render as HTML in a pull-request comment, or flood either.
+TEST(CompareHostileReports, IdsAndReasonsCannotInjectIntoTheTableOrMarkdown) {
+  TempDir dir;
+  const std::string id =
+      "layer_norm.x\x1b]0;pwned\x07`<img src=x onerror=alert(1)>\n| forged | row |";
+  const std::string reason = "<img src=x onerror=alert(2)>`\x1b[2J" + std::string(100000, 'r');
+  json baseline = read_fixture("baseline");
+  baseline["problems"][0]["kernels"][1]["id"] = id;
+  json candidate = baseline;
+  candidate["problems"][0]["kernels"][1]["status"] = "failed";
+  candidate["problems"][0]["kernels"][1]["reason"] = reason;
+  candidate["problems"][0]["kernels"][1]["timing"] = nullptr;
+  testing::write_text(dir.file("b.json"), baseline.dump());
+  testing::write_text(dir.file("c.json"), candidate.dump());
+
+  const CliRun table = compare(dir, "b.json c.json");
+  EXPECT_EQ(table.exit_code, 1) << table.err;
+  EXPECT_FALSE(contains(table.out, "\x1b")) << table.out.substr(0, 3000);
+  EXPECT_FALSE(contains(table.out, "\n| forged")) << table.out.substr(0, 3000);
+  EXPECT_TRUE(contains(table.out, "layer_norm.x\\u001b]0;pwned\\u0007`<img")) << table.out;
+  EXPECT_TRUE(contains(table.out, "... (100033 bytes in all)")) << table.out.substr(0, 3000);
+  EXPECT_LT(table.out.size(), 10000u);
+
+  const CliRun markdown = compare(dir, "b.json c.json --format markdown");
+  EXPECT_EQ(markdown.exit_code, 1) << markdown.err;
+  std::string text = markdown.out;
+  for (size_t at; (at = text.find("\\<img")) != std::string::npos;) text.erase(at, 5);
+  EXPECT_FALSE(contains(text, "<img")) << markdown.out.substr(0, 3000);  // only escaped ones
+  EXPECT_FALSE(contains(markdown.out, "\x1b"));
+  EXPECT_FALSE(contains(markdown.out, "\n| forged")) << markdown.out.substr(0, 3000);
+  EXPECT_TRUE(contains(markdown.out, "layer\\_norm") || contains(markdown.out, "layer_norm.x"));
+  EXPECT_LT(markdown.out.size(), 20000u);
+  EXPECT_TRUE(contains(markdown.out, "| `A_layer_norm` |")) << markdown.out.substr(0, 3000);
+
+  // JSON is for machines: the id as it is.
+  const json j = json::parse(compare(dir, "b.json c.json --json").out);
+  bool found = false;
+  for (const json& r : j["results"]) found = found || r["kernel"] == id;
+  EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace normbench
