@@ -61,6 +61,12 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
+std::string csv_text(const std::string& text) {
+  if (!text.empty() && std::string("=+-@\t\r").find(text.front()) != std::string::npos)
+    return "'" + text;
+  return text;
+}
+
 std::string render_csv(const ReportModel& model) {
   std::string out = row(std::vector<std::string>(std::begin(kColumns), std::end(kColumns)));
   for (const ReportProblem& p : model.problems)
@@ -68,14 +74,14 @@ std::string render_csv(const ReportModel& model) {
       const LoadedTiming* t = k.timing ? &*k.timing : nullptr;
       std::optional<double> low, high;
       if (t && t->median_ci_ms) std::tie(low, high) = *t->median_ci_ms;
-      out += row({model.sources[k.source].label,
-                  p.id,
-                  p.op,
-                  k.id,
+      out += row({csv_text(model.sources[k.source].label),
+                  csv_text(p.id),
+                  csv_text(p.op),
+                  csv_text(k.id),
                   k.is_baseline ? "true" : "false",
                   k.device ? std::to_string(*k.device) : "",
                   to_string(k.status),
-                  k.reason,
+                  csv_text(k.reason),
                   number(k.max_abs_error),
                   t ? number(t->median_ms) : "",
                   number(low),
@@ -85,7 +91,7 @@ std::string render_csv(const ReportModel& model) {
                   number(k.gb_per_s),
                   number(k.percent_of_copy),
                   k.timing ? (k.suspicious ? "true" : "false") : "",
-                  p.baseline_id,
+                  csv_text(p.baseline_id),
                   number(k.vs_baseline),
                   number(k.vs_torch_eager),
                   number(k.vs_torch_compile)});

@@ -197,6 +197,35 @@ TEST(ReportCsv, OneRowPerProblemAndKernelWithAHeaderAndRfc4180Quoting) {
   EXPECT_EQ(csv.find('\n'), csv.find("\r\n") + 1);  // CRLF line ends
 }
 
+// A spreadsheet runs a cell starting with =, +, -, @ as a formula: text from reports (ids,
+// reasons, the report's name) is written with a leading quote there, numbers as they are.
+TEST(ReportCsv, TextThatWouldRunAsAFormulaIsNeutralised) {
+  json doc =
+      json::parse(testing::read_text(testing::source_path("tests/fixtures/merge/unsharded.json")));
+  json& problem = doc["problems"][0];
+  problem["id"] = "=HYPERLINK(\"http://example.com\",\"x\")";
+  problem["kernels"][1]["id"] = "+cmd|' /C calc'!A0";
+  problem["kernels"][1]["status"] = "failed";
+  problem["kernels"][1]["reason"] = "-2+3";
+  problem["kernels"][1]["timing"] = nullptr;
+  const std::string csv = render_csv(merge_reports({read_report_json(doc, "@SUM(1).json")}, false));
+  const auto rows = parse_csv(csv);
+  const std::vector<std::string>& header = rows[0];
+  auto column = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  const auto& row = rows[2];
+  EXPECT_EQ(row[column("report")], "'@SUM(1)");
+  EXPECT_EQ(row[column("problem")], "'=HYPERLINK(\"http://example.com\",\"x\")");
+  EXPECT_EQ(row[column("kernel")], "'+cmd|' /C calc'!A0");
+  EXPECT_EQ(row[column("reason")], "'-2+3");
+  EXPECT_EQ(rows[1][column("kernel")], "layer_norm.naive");  // plain text stays as it is
+  EXPECT_EQ(csv_text("\tx"), "'\tx");
+  EXPECT_EQ(csv_text("\rx"), "'\rx");
+  EXPECT_EQ(csv_text("a=b"), "a=b");
+  EXPECT_EQ(csv_text(""), "");
+}
+
 // A report of several GPUs (merged shards here) shows each with its own copy bandwidth.
 TEST(ReportSources, EveryGpuOfAMergedReport) {
   const ReportModel model = merge_reports(
