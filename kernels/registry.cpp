@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace normbench {
 
@@ -27,17 +28,26 @@ KernelPlan KernelPlan::declined(std::string why) {
 }
 
 bool register_kernel(KernelVariant variant) {
-  auto& variants = mutable_registry();
-  const std::string prefix = std::string(op_name(variant.op)) + ".";
-  if (variant.id.rfind(prefix, 0) != 0 || variant.id.size() == prefix.size())
-    throw std::logic_error("kernel id '" + variant.id + "' must start with '" + prefix + "'");
-  if (!variant.plan) throw std::logic_error("kernel '" + variant.id + "' has no plan");
-  for (const auto& existing : variants)
-    if (existing.id == variant.id)
-      throw std::logic_error("kernel id '" + variant.id + "' registered twice");
-  variants.push_back(std::move(variant));
-  std::sort(variants.begin(), variants.end(), registry_order);
+  std::vector<KernelVariant> one;
+  one.push_back(std::move(variant));
+  register_kernels(std::move(one));
   return true;
+}
+
+void register_kernels(std::vector<KernelVariant> added) {
+  auto& variants = mutable_registry();
+  std::unordered_set<std::string> ids;
+  for (const auto& existing : variants) ids.insert(existing.id);
+  for (const auto& variant : added) {
+    const std::string prefix = std::string(op_name(variant.op)) + ".";
+    if (variant.id.rfind(prefix, 0) != 0 || variant.id.size() == prefix.size())
+      throw std::logic_error("kernel id '" + variant.id + "' must start with '" + prefix + "'");
+    if (!variant.plan) throw std::logic_error("kernel '" + variant.id + "' has no plan");
+    if (!ids.insert(variant.id).second)
+      throw std::logic_error("kernel id '" + variant.id + "' registered twice");
+  }
+  for (auto& variant : added) variants.push_back(std::move(variant));
+  std::sort(variants.begin(), variants.end(), registry_order);
 }
 
 KernelVariant make_variant(Op op, std::string id, std::string description, LaunchFunction launch,

@@ -86,6 +86,9 @@ using WorkspaceFunction = size_t (*)(const ProblemShape& problem, const DeviceCa
 // Adds a variant; returns true so that it can initialise a static. Throws std::logic_error on a
 // duplicate id or an id that does not start with "<op>.".
 bool register_kernel(KernelVariant variant);
+// Adds several variants at once (a plugin's): one sort and a hash of the ids, so that ten
+// thousand take moments, not minutes. Throws as register_kernel, adding none then.
+void register_kernels(std::vector<KernelVariant> variants);
 
 // Shorthand for kernel files whose decisions are plain functions: the plan asks `unsupported`
 // and `workspace` once (null: every shape supported; no workspace) and launches with `launch`.

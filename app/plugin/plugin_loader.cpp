@@ -1,12 +1,17 @@
 #include "app/plugin/plugin_loader.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <cstring>
 #include <filesystem>
-#include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "app/util/errors.hpp"
+#include "app/util/file_safe_name.hpp"
+#include "app/util/shown_text.hpp"
+#include "app/util/text_file.hpp"
 #include "kernels/plugin_abi/normbench/plugin.h"
 #include "kernels/registry.hpp"
 
@@ -22,6 +27,10 @@ static_assert(NB_OP_ADD_RMS_NORM == static_cast<int>(Op::add_rms_norm) &&
 static_assert(NB_DTYPE_BFLOAT16 == static_cast<int>(DType::bfloat16) &&
               NB_DTYPE_FLOAT16 == static_cast<int>(DType::float16));
 static_assert(NB_LAYOUT_NHWC == static_cast<int>(Layout::nhwc));
+
+// More than any real plugin needs; a bound, so that a runaway registration loop ends in a
+// message and not in minutes of registering.
+constexpr size_t kMaxKernelsPerPlugin = 10000;
 
 // A plugin's kernel as normbench keeps it: the strings copied, the callbacks as given.
 struct PluginKernel {
@@ -45,12 +54,15 @@ int add_kernel(void* context, const nb_kernel* k) {
     return 1;
   };
   if (!k) return refuse("add_kernel was given no kernel");
+  if (collected.kernels.size() >= kMaxKernelsPerPlugin)
+    return refuse("it registers more than " + std::to_string(kMaxKernelsPerPlugin) +
+                  " kernels; allowed: at most " + std::to_string(kMaxKernelsPerPlugin));
   if (k->op < NB_OP_LAYER_NORM || k->op > NB_OP_ADD_RMS_NORM)
     return refuse("kernel op " + std::to_string(k->op) +
                   " is unknown; allowed: 0 (layer_norm), 1 (group_norm), 2 " +
                   "(layer_norm_gelu_scale), 3 (rms_norm), 4 (add_rms_norm)");
   if (!k->id || !*k->id) return refuse("a kernel has no id");
-  if (!k->launch) return refuse("kernel " + std::string(k->id) + " has no launch function");
+  if (!k->launch) return refuse("kernel " + shown(k->id) + " has no launch function");
   PluginKernel copy;
   copy.op = static_cast<Op>(k->op);
   copy.id = k->id;
@@ -126,18 +138,39 @@ KernelVariant variant_of(const PluginKernel& k, const std::string& origin) {
   return v;
 }
 
-LoadedPlugin load_plugin(const std::string& path, std::set<std::string>& ids_so_far) {
-  const std::string name = "plugin " + path;
+// The address of the function `symbol` of `library`; nullptr if there is no such symbol. A
+// symbol of that name on data (`int normbench_plugin_register = 0;`) is refused: calling it
+// would jump into data.
+void* function_symbol(void* library, const char* symbol, const std::string& name) {
+  void* address = ::dlsym(library, symbol);
+  if (!address) return nullptr;
+  Dl_info info{};
+  void* found = nullptr;
+  if (::dladdr1(address, &info, &found, RTLD_DL_SYMENT) == 0 || !found)
+    throw UsageError(name + ": cannot tell what " + symbol + " is (dladdr1 found no symbol)");
+  const auto* entry = static_cast<const ElfW(Sym)*>(found);
+  const int type = ELF64_ST_TYPE(entry->st_info);
+  if (type != STT_FUNC && type != STT_GNU_IFUNC)
+    throw UsageError(name + ": " + symbol + " is not a function (ELF symbol type " +
+                     std::to_string(type) + "); allowed: the functions of normbench/plugin.h");
+  return address;
+}
+
+LoadedPlugin load_plugin(const std::string& path, std::unordered_set<std::string>& ids_so_far) {
+  const std::string name = "plugin " + shown(path);
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw UsageError(name + ": no such file");
+  // dlopen would wait on a FIFO for ever.
+  if (const std::string why = why_not_a_regular_file(path); !why.empty())
+    throw UsageError(name + ": " + why);
   // RTLD_LOCAL: plugins do not see each other's symbols. The library stays loaded for the
   // whole process (its kernels are registered).
   void* library = ::dlopen(std::filesystem::absolute(path).c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!library) throw UsageError(name + ": cannot be loaded: " + ::dlerror());
-  const auto version =
-      reinterpret_cast<nb_abi_version_function>(::dlsym(library, "normbench_plugin_abi_version"));
-  const auto register_function =
-      reinterpret_cast<nb_register_function>(::dlsym(library, "normbench_plugin_register"));
+  if (!library) throw UsageError(name + ": cannot be loaded: " + shown(::dlerror(), 500));
+  const auto version = reinterpret_cast<nb_abi_version_function>(
+      function_symbol(library, "normbench_plugin_abi_version", name));
+  const auto register_function = reinterpret_cast<nb_register_function>(
+      function_symbol(library, "normbench_plugin_register", name));
   if (!version || !register_function)
     throw UsageError(name +
                      ": not a normbench plugin: it does not export normbench_plugin_abi_version "
@@ -157,20 +190,31 @@ LoadedPlugin load_plugin(const std::string& path, std::set<std::string>& ids_so_
                      std::to_string(status) + ")");
   if (collected.kernels.empty()) throw UsageError(name + ": registered no kernel");
 
+  // Ids by hash, not by a search of the registry per kernel: ten thousand kernels load in moments.
+  std::unordered_map<std::string, const KernelVariant*> registered;
+  for (const KernelVariant& v : registered_kernels()) registered.emplace(v.id, &v);
   LoadedPlugin loaded{path, {}};
+  std::vector<KernelVariant> variants;
   for (const PluginKernel& k : collected.kernels) {
+    const std::string id = "kernel id \"" + shown(k.id) + "\"";
     const std::string prefix = std::string(op_name(k.op)) + ".";
     if (k.id.rfind(prefix, 0) != 0 || k.id.size() == prefix.size())
-      throw UsageError(name + ": kernel id \"" + k.id + "\" is outside its op; allowed: \"" +
-                       prefix + "<name>\"");
-    if (const KernelVariant* existing = find_kernel(k.id))
-      throw UsageError(name + ": kernel id \"" + k.id + "\" is registered already (by " +
-                       (existing->origin.empty() ? "normbench" : existing->origin) + ")");
+      throw UsageError(name + ": " + id + " is outside its op; allowed: \"" + prefix + "<name>\"");
+    // Kernel ids name files under --save-tensors.
+    if (!is_file_safe_name(k.id))
+      throw UsageError(name + ": " + id + " is not a valid id; allowed: \"" + prefix +
+                       "<name>\", " + kFileSafeNameRule);
+    if (const auto existing = registered.find(k.id); existing != registered.end())
+      throw UsageError(name + ": " + id + " is registered already (by " +
+                       (existing->second->origin.empty() ? std::string("normbench")
+                                                         : shown(existing->second->origin)) +
+                       ")");
     if (!ids_so_far.insert(k.id).second)
-      throw UsageError(name + ": kernel id \"" + k.id + "\" is registered twice");
+      throw UsageError(name + ": " + id + " is registered twice");
     loaded.kernel_ids.push_back(k.id);
+    variants.push_back(variant_of(k, path));
   }
-  for (const PluginKernel& k : collected.kernels) register_kernel(variant_of(k, path));
+  register_kernels(std::move(variants));
   return loaded;
 }
 
@@ -178,7 +222,7 @@ LoadedPlugin load_plugin(const std::string& path, std::set<std::string>& ids_so_
 
 std::vector<LoadedPlugin> load_plugins(const std::vector<std::string>& paths) {
   std::vector<LoadedPlugin> loaded;
-  std::set<std::string> ids;
+  std::unordered_set<std::string> ids;
   for (const std::string& path : paths) loaded.push_back(load_plugin(path, ids));
   return loaded;
 }

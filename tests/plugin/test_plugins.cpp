@@ -3,6 +3,8 @@
 // listing and refusing need no GPU.
 #include <normbench/plugin.h>
 
+#include <cstdio>
+
 namespace {
 int refuse_launch(const nb_problem*, const nb_device*, const nb_args*) {
   return 801;  // cudaErrorNotSupported
@@ -12,11 +14,28 @@ int add(const nb_registrar* r, int op, const char* id) {
   const nb_kernel k = {op, id, "a test plugin's kernel", nullptr, nullptr, refuse_launch};
   return r->add_kernel(r->context, &k);
 }
+
+// layer_norm.many_0, layer_norm.many_1, ...
+int add_many(const nb_registrar* r, int count) {
+  char id[64];
+  for (int i = 0; i < count; ++i) {
+    std::snprintf(id, sizeof id, "layer_norm.many_%d", i);
+    if (add(r, NB_OP_LAYER_NORM, id) != 0) return 1;
+  }
+  return 0;
+}
 }  // namespace
 
 #if defined(NB_CASE_no_entry)
 NORMBENCH_PLUGIN_EXPORT int not_a_normbench_entry_point(void) {
   return 0;
+}
+#elif defined(NB_CASE_data_entry_points)
+// The entry points' names on data, not functions: calling them would jump into data.
+extern "C" {
+__attribute__((visibility("default"))) uint32_t normbench_plugin_abi_version =
+    NORMBENCH_PLUGIN_ABI_VERSION;
+__attribute__((visibility("default"))) int normbench_plugin_register = 0;
 }
 #else
 
@@ -36,6 +55,20 @@ NORMBENCH_PLUGIN_EXPORT int normbench_plugin_register(const nb_registrar* r) {
   return add(r, NB_OP_LAYER_NORM, "layer_norm.naive");
 #elif defined(NB_CASE_outside_op)
   return add(r, NB_OP_LAYER_NORM, "group_norm.sneaky");
+#elif defined(NB_CASE_path_in_id)
+  return add(r, NB_OP_LAYER_NORM, "layer_norm.x/../../escaped");
+#elif defined(NB_CASE_id_not_utf8)
+  return add(r, NB_OP_LAYER_NORM, "layer_norm.\xff\xfe");
+#elif defined(NB_CASE_odd_description)
+  // Bytes that are not UTF-8 and an escape sequence: listed, but never raw on a terminal.
+  const nb_kernel k = {NB_OP_LAYER_NORM,  "layer_norm.odd_description",
+                       "\xff\x1b[31mred", nullptr,
+                       nullptr,           refuse_launch};
+  return r->add_kernel(r->context, &k);
+#elif defined(NB_CASE_many_kernels)
+  return add_many(r, 10000);  // as many as a plugin may register
+#elif defined(NB_CASE_too_many_kernels)
+  return add_many(r, 100000);
 #elif defined(NB_CASE_register_fails)
   (void)r;
   return 3;

@@ -2,8 +2,10 @@
 // where they came from; every kind of bad plugin is refused with exit 2, a message naming the
 // plugin and what is wrong, and nothing written.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -22,9 +24,10 @@ std::string plugin(const std::string& name) {
   return std::string(NORMBENCH_TEST_PLUGIN_DIR) + "/test_plugin_" + name + ".so";
 }
 
-Outcome normbench(const std::string& args, const std::string& cwd) {
+// `before` goes in front of the binary (say "timeout 20 ").
+Outcome normbench(const std::string& args, const std::string& cwd, const std::string& before = "") {
   const std::string command =
-      "cd '" + cwd + "' && '" + std::string(NORMBENCH_BINARY) + "' " + args + " 2>&1";
+      "cd '" + cwd + "' && " + before + "'" + std::string(NORMBENCH_BINARY) + "' " + args + " 2>&1";
   Outcome o;
   FILE* pipe = ::popen(command.c_str(), "r");
   char buffer[4096];
@@ -66,6 +69,17 @@ TEST(PluginCli, BadPluginsAreRefusedNamingThePluginAndTheFault) {
       {plugin("outside_op"),
        ": kernel id \"group_norm.sneaky\" is outside its op; allowed: \"layer_norm.<name>\""},
       {plugin("register_fails"), ": normbench_plugin_register failed (returned 3)"},
+      // Calling an entry point that is data would jump into data: SIGSEGV.
+      {plugin("data_entry_points"),
+       ": normbench_plugin_abi_version is not a function (ELF symbol type 1); allowed: the "
+       "functions of normbench/plugin.h"},
+      // Kernel ids name files under --save-tensors.
+      {plugin("path_in_id"),
+       ": kernel id \"layer_norm.x/../../escaped\" is not a valid id; allowed: "
+       "\"layer_norm.<name>\", 1 to 128 letters, digits"},
+      {plugin("id_not_utf8"), ": kernel id \"layer_norm.\\xff\\xfe\" is not a valid id"},
+      {plugin("too_many_kernels"),
+       ": it registers more than 10000 kernels; allowed: at most 10000"},
   };
   for (const auto& c : cases) {
     for (const std::string command : {"list", "run --out r.json"}) {
@@ -82,6 +96,47 @@ TEST(PluginCli, BadPluginsAreRefusedNamingThePluginAndTheFault) {
   EXPECT_EQ(twice.exit_code, 2) << twice.output;
   EXPECT_TRUE(contains(twice.output, "is registered already (by " + plugin("good") + ")"))
       << twice.output;
+}
+
+TEST(PluginCli, AFifoOrALongPathIsRefusedWithoutWaiting) {
+  testing::TempDir dir;
+  ASSERT_EQ(::mkfifo(dir.file("fifo.so").c_str(), 0600), 0);
+  // Under timeout: dlopen on a FIFO waited for a writer for ever.
+  const Outcome fifo = normbench("list --plugin fifo.so", dir.path(), "timeout 20 ");
+  EXPECT_EQ(fifo.exit_code, 2) << fifo.output;
+  EXPECT_TRUE(contains(fifo.output,
+                       "normbench: plugin fifo.so: it is a FIFO; allowed: a regular "
+                       "file"))
+      << fifo.output;
+  const Outcome long_path = normbench("list --plugin " + std::string(100000, 'p'), dir.path());
+  EXPECT_EQ(long_path.exit_code, 2) << long_path.output.substr(0, 500);
+  EXPECT_TRUE(contains(long_path.output, "... (100000 bytes in all): no such file"))
+      << long_path.output.substr(0, 500);
+  EXPECT_LT(long_path.output.size(), 500u);
+}
+
+TEST(PluginCli, TenThousandKernelsRegisterInMoments) {
+  testing::TempDir dir;
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome o = normbench("list --json --plugin '" + plugin("many_kernels") + "'", dir.path());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(o.exit_code, 0) << o.output.substr(0, 500);
+  EXPECT_TRUE(contains(o.output, "\"layer_norm.many_9999\"")) << o.output.substr(0, 500);
+  EXPECT_LT(seconds, 2.0);  // about 0.05 s; registered one at a time they took 6-10 s
+}
+
+TEST(PluginCli, DescriptionsThatAreNotUtf8OrHoldEscapesAreListedSafely) {
+  testing::TempDir dir;
+  const std::string path = plugin("odd_description");
+  const Outcome text = normbench("list --plugin '" + path + "'", dir.path());
+  EXPECT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_TRUE(contains(text.output, "layer_norm.odd_description")) << text.output;
+  EXPECT_TRUE(contains(text.output, "\\xff\\u001b[31mred")) << text.output;
+  EXPECT_FALSE(contains(text.output, "\x1b")) << text.output;
+  const Outcome json = normbench("list --json --plugin '" + path + "'", dir.path());
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  EXPECT_TRUE(contains(json.output, "\"\xef\xbf\xbd\\u001b[31mred\"")) << json.output;
 }
 
 TEST(PluginCli, AConfigsPluginsAreFoundNextToTheConfig) {
