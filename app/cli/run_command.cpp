@@ -11,12 +11,14 @@
 #include "app/plugin/plugin_loader.hpp"
 #include "app/render/report_table.hpp"
 #include "app/results/report_writer.hpp"
+#include "app/results/tensor_dump.hpp"
 #include "app/run/device_query.hpp"
 #include "app/run/device_schedule.hpp"
 #include "app/run/run_pipeline.hpp"
 #include "app/run/work_plan.hpp"
 #include "app/util/atomic_file.hpp"
 #include "app/util/errors.hpp"
+#include "app/util/json_text.hpp"
 #include "reference/parallel_chunks.hpp"
 
 namespace normbench {
@@ -74,6 +76,7 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   if (!o.config_path.empty()) inputs.push_back(o.config_path);
   refuse_overwriting_inputs("--out", out, inputs);
   check_writable(out);
+  if (!o.save_tensors.empty()) check_tensor_root(o.save_tensors);
   if (devices) {
     settings.devices = resolve_devices(*devices, count_visible_devices(), o.devices);
     settings.device = settings.devices.front();
@@ -81,10 +84,14 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
 
   RunReport report = run_benchmarks(config, plan, settings, command_line);
   report.shard = shard;
-  write_file_atomically(out, report_to_json(report).dump(2) + "\n");
+  write_file_atomically(out, json_text(report_to_json(report)) + "\n");
   std::fputs(format_run_table(report).c_str(), stdout);
   std::printf("\nreport: %s\n", out.c_str());
   if (!report.aborted.empty()) std::fprintf(stderr, "normbench: %s\n", report.aborted.c_str());
+  for (const ProblemResult& p : report.problems)
+    if (!p.tensors_error.empty())
+      std::fprintf(stderr, "normbench: --save-tensors: problem %s: %s\n", p.config->id.c_str(),
+                   p.tensors_error.c_str());
   return report.exit_code;
 }
 

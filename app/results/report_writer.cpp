@@ -115,19 +115,22 @@ json problem_json(const ProblemResult& p) {
   const ProblemConfig& c = *p.config;
   json kernels = json::array();
   for (const auto& k : p.kernels) kernels.push_back(kernel_json(k));
-  return {{"id", c.id},
-          {"op", op_name(c.shape.op)},
-          {"shape", c.shape.shape},
-          {"dtype", dtype_name(c.shape.dtype)},
-          {"param_dtype", dtype_name(c.shape.param_dtype)},
-          {"layout", layout_name(c.shape.layout)},
-          {"num_segments", c.shape.num_segments},
-          {"segment_size", c.shape.segment_size},
-          {"min_bytes", c.shape.min_bytes()},
-          {"config", c.resolved},
-          {"status", p.skipped ? "skipped" : "ran"},
-          {"reason", p.reason.empty() ? json(nullptr) : json(p.reason)},
-          {"kernels", kernels}};
+  json j = {{"id", c.id},
+            {"op", op_name(c.shape.op)},
+            {"shape", c.shape.shape},
+            {"dtype", dtype_name(c.shape.dtype)},
+            {"param_dtype", dtype_name(c.shape.param_dtype)},
+            {"layout", layout_name(c.shape.layout)},
+            {"num_segments", c.shape.num_segments},
+            {"segment_size", c.shape.segment_size},
+            {"min_bytes", c.shape.min_bytes()},
+            {"config", c.resolved},
+            {"status", p.skipped ? "skipped" : "ran"},
+            {"reason", p.reason.empty() ? json(nullptr) : json(p.reason)},
+            {"kernels", kernels}};
+  // Only where it happened: reports of runs whose tensors were written stay as they were.
+  if (!p.tensors_error.empty()) j["tensors_error"] = p.tensors_error;
+  return j;
 }
 
 json device_json(const DeviceInfo& d) {

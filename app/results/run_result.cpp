@@ -18,6 +18,8 @@ void mark_unfinished(RunReport& report, std::vector<ProblemResult> never_reached
 int exit_code_for(const RunReport& report) {
   if (!report.aborted.empty()) return kExitRuntime;
   for (const auto& problem : report.problems)
+    if (!problem.tensors_error.empty()) return kExitRuntime;
+  for (const auto& problem : report.problems)
     for (const auto& kernel : problem.kernels)
       if (is_failure(kernel.status)) return kExitFailed;
   return kExitOk;

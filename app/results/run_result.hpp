@@ -64,6 +64,9 @@ struct ProblemResult {
   std::string reason;  // why skipped
   std::vector<KernelResult> kernels;
   std::optional<int> device;  // the GPU whose harness ran it; empty: never started
+  // Why --save-tensors stopped writing this problem's tensors (the first failed file); empty:
+  // none failed.
+  std::string tensors_error;
 };
 
 struct DeviceInfo {
@@ -142,7 +145,8 @@ struct RunReport {
 // added, their kernels `not_run` too.
 void mark_unfinished(RunReport& report, std::vector<ProblemResult> never_reached);
 
-// The exit code a finished run deserves: 3 if aborted, 1 if any kernel failed or errored, else 0.
+// The exit code a finished run deserves: 3 if aborted or some --save-tensors file could not be
+// written, 1 if any kernel failed or errored, else 0.
 int exit_code_for(const RunReport& report);
 
 }  // namespace normbench

@@ -1,9 +1,14 @@
 #include "app/results/tensor_dump.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <vector>
 
+#include "app/util/atomic_file.hpp"
+#include "app/util/errors.hpp"
 #include "app/util/npy.hpp"
+#include "app/util/shown_text.hpp"
 #include "reference/parallel_chunks.hpp"
 
 namespace normbench {
@@ -64,6 +69,27 @@ void save_reference(const std::string& dir, const NormalizationReference& refere
   for (Output output : problem_outputs(reference.problem()))
     save_expected(dir + "/" + output_file_stem("reference", output) + ".npy", reference, output,
                   threads);
+}
+
+void check_tensor_root(const std::string& root) {
+  const std::string option = "--save-tensors " + shown(root);
+  struct stat st {};
+  if (::stat(root.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+    throw UsageError(option + ": is not a directory; allowed: a folder, or a path to create one");
+  try {
+    check_writable(root + "/.normbench-write-check");  // creates the folder, writes, removes
+  } catch (const UsageError& e) {
+    throw UsageError(option + ": cannot write there (" + e.what() +
+                     "); allowed: a writable folder");
+  }
+}
+
+void save_or_record(std::string& error, const std::function<void()>& write) {
+  try {
+    write();
+  } catch (const UsageError& e) {
+    if (error.empty()) error = e.what();
+  }
 }
 
 }  // namespace normbench

@@ -8,6 +8,7 @@
 // and for add_rms_norm also reference.s.npy and <kernel id>.s.npy, the output s.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "app/inputs/inputs.hpp"
@@ -22,5 +23,14 @@ std::string output_file_stem(const std::string& kernel_id, Output output);
 void save_output(const std::string& dir, const std::string& stem, const HostTensor& values);
 // reference.npy, and reference.s.npy for add_rms_norm.
 void save_reference(const std::string& dir, const NormalizationReference& reference, int threads);
+
+// Throws UsageError (exit 2) naming --save-tensors unless `root` is, or can be made, a folder
+// that files can be written to; checked before the run, not after its GPU work.
+void check_tensor_root(const std::string& root);
+
+// Runs `write` (save_* calls). A file that cannot be written (a full disk, a folder removed
+// meanwhile) is recorded in `error`, the first one kept, rather than thrown: the tensors are a
+// by-product, and the run's report must still be written.
+void save_or_record(std::string& error, const std::function<void()>& write);
 
 }  // namespace normbench

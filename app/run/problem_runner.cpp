@@ -56,16 +56,18 @@ double kernel_timeout(const ProblemConfig& problem) {
 
 void verify_trial(const ProblemConfig& problem, int trial, uint64_t seed,
                   const NormalizationReference& reference, ProblemTensors& tensors,
-                  std::vector<KernelRun>& runs, const RunContext& ctx) {
+                  std::vector<KernelRun>& runs, const RunContext& ctx, std::string& dump_error) {
   const int threads = ctx.settings.threads;
+  // A tensor file that cannot be written is recorded and ends the problem's dump, not the run.
   const std::string dump_dir =
-      ctx.settings.save_tensors_dir.empty()
+      ctx.settings.save_tensors_dir.empty() || !dump_error.empty()
           ? ""
           : trial_dump_dir(ctx.settings.save_tensors_dir, problem.id, trial);
-  if (!dump_dir.empty()) {
-    save_inputs(dump_dir, tensors.inputs());
-    save_reference(dump_dir, reference, threads);
-  }
+  if (!dump_dir.empty())
+    save_or_record(dump_error, [&] {
+      save_inputs(dump_dir, tensors.inputs());
+      save_reference(dump_dir, reference, threads);
+    });
   const std::string at = fmt::format("trial {}: ", trial);
   for (KernelRun& k : runs) {
     if (!k.pending) continue;
@@ -93,10 +95,12 @@ void verify_trial(const ProblemConfig& problem, int trial, uint64_t seed,
       fail(k, KernelStatus::failed, at + violation_text(tv.result, problem.tolerance));
     k.verified_fingerprint = launch.output_fingerprint;
     k.result->trials.push_back(std::move(tv));
-    if (!dump_dir.empty())
-      for (Output output : problem_outputs(problem.shape))
-        save_output(dump_dir, output_file_stem(k.result->id, output),
-                    tensors.output(output, ProblemTensors::Slots::launch));
+    if (!dump_dir.empty() && dump_error.empty())
+      save_or_record(dump_error, [&] {
+        for (Output output : problem_outputs(problem.shape))
+          save_output(dump_dir, output_file_stem(k.result->id, output),
+                      tensors.output(output, ProblemTensors::Slots::launch));
+      });
   }
 }
 
@@ -267,7 +271,7 @@ void run_problem(size_t index, const ProblemConfig& problem,
     reference = std::make_unique<NormalizationReference>(problem.shape, tensors.reference_inputs(),
                                                          ctx.settings.threads);
     ctx.worker.finish_upload();
-    verify_trial(problem, trial, seed, *reference, tensors, runs, ctx);
+    verify_trial(problem, trial, seed, *reference, tensors, runs, ctx, result.tensors_error);
   }
   for (KernelRun& k : runs)
     if (k.pending) k.result->status = KernelStatus::passed;  // every trial ran and passed

@@ -14,6 +14,7 @@
 #include "app/results/report_reader.hpp"
 #include "app/results/report_writer.hpp"
 #include "app/util/errors.hpp"
+#include "app/util/json_text.hpp"
 #include "app/util/version.hpp"
 #include "tests/cpu/test_support.hpp"
 
@@ -354,6 +355,29 @@ TEST(Report, ExitCodeFor) {
   EXPECT_EQ(exit_code_for(r), 1);
   r.aborted = "lost the device";
   EXPECT_EQ(exit_code_for(r), 3);  // an abort outranks a failure
+}
+
+// A tensor file that could not be written is the problem's, in its report; the run ends 3
+// (its output is incomplete) with the report written.
+TEST(Report, TensorsThatCouldNotBeWrittenAreReportedNotLost) {
+  RunReport r = sample_report();
+  EXPECT_FALSE(report_to_json(r)["problems"][0].contains("tensors_error"));
+  r.problems[0].tensors_error = "t/ln/trial0/x.npy: write failed: No space left on device";
+  EXPECT_EQ(exit_code_for(r), 3);
+  const json j = report_to_json(r);
+  EXPECT_EQ(j["problems"][0]["tensors_error"],
+            "t/ln/trial0/x.npy: write failed: No space left on device");
+}
+
+// Strings from argv and plugins need not be UTF-8; the report must still be written.
+TEST(Report, TextThatIsNotUtf8IsWrittenReplaced) {
+  RunReport r = sample_report();
+  r.command_line = {"normbench", "run", "--config", "odd\xff.json"};
+  r.problems[0].kernels[0].description = "plugin text \xc3";
+  const std::string text = json_text(report_to_json(r));
+  const json back = json::parse(text);
+  EXPECT_EQ(back["command_line"][3], "odd\xef\xbf\xbd.json");
+  EXPECT_EQ(back["problems"][0]["kernels"][0]["description"], "plugin text \xef\xbf\xbd");
 }
 
 TEST(Report, AnUnfinishedRunSaysWhichKernelsDidNotRun) {

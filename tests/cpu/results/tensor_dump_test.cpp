@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/util/errors.hpp"
 #include "app/util/npy.hpp"
 #include "tests/cpu/test_support.hpp"
 
@@ -75,6 +76,44 @@ TEST(TensorDump, NoWeightOrBiasWithoutAffine) {
   const RunConfig config = dump_config();
   save_inputs(dir.path(), make_inputs(config.problems[1], 1, 1));
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"x.npy"});
+}
+
+// An unwritable --save-tensors folder is found before the GPU work, not after it.
+TEST(TensorDump, AFolderThatCannotBeWrittenIsRefusedUpFront) {
+  TempDir dir;
+  testing::write_text(dir.file("file"), "");
+  EXPECT_THROW(check_tensor_root(dir.file("file")), UsageError);
+  try {
+    check_tensor_root(dir.file("file/sub"));
+    FAIL() << "accepted a folder under a file";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--save-tensors " + dir.file("file/sub") +
+                                         ": cannot write there ("),
+              std::string::npos)
+        << e.what();
+  }
+  check_tensor_root(dir.file("new/tensors"));  // created, and nothing left in it
+  EXPECT_TRUE(std::filesystem::is_directory(dir.file("new/tensors")));
+  EXPECT_TRUE(std::filesystem::is_empty(dir.file("new/tensors")));
+}
+
+// A write that fails during the run is recorded, the first one kept, and does not throw: the
+// run goes on to write its report.
+TEST(TensorDump, AFailedWriteIsRecordedNotThrown) {
+  TempDir dir;
+  testing::write_text(dir.file("file"), "");
+  std::string error;
+  const std::vector<int64_t> shape = {2};
+  const std::vector<float> values = {1.0f, 2.0f};
+  save_or_record(error, [&] { write_npy(dir.file("file/x.npy"), values.data(), shape); });
+  EXPECT_NE(error.find(dir.file("file/x.npy") + ": cannot create directory"), std::string::npos)
+      << error;
+  const std::string first = error;
+  save_or_record(error, [&] { write_npy(dir.file("file/y.npy"), values.data(), shape); });
+  EXPECT_EQ(error, first);
+  std::string none;
+  save_or_record(none, [&] { write_npy(dir.file("ok.npy"), values.data(), shape); });
+  EXPECT_EQ(none, "");
 }
 
 }  // namespace
