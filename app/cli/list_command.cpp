@@ -6,7 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command.hpp"
+#include "app/cli/non_empty_option.hpp"
 #include "app/plugin/plugin_loader.hpp"
+#include "app/util/json_text.hpp"
+#include "app/util/shown_text.hpp"
 #include "kernels/registry.hpp"
 
 namespace normbench {
@@ -53,7 +56,8 @@ void add_list_command(CLI::App& app, CommandContext& context) {
   auto o = std::make_shared<ListOptions>();
   CLI::App* cmd = app.add_subcommand("list", "List every op and registered kernel (no GPU needed)");
   cmd->add_flag("--json", o->json, "Print as JSON");
-  cmd->add_option("--plugin", o->plugins, "Load kernels from this plugin too (repeatable)");
+  cmd->add_option("--plugin", o->plugins, "Load kernels from this plugin too (repeatable)")
+      ->check(non_empty());
   cmd->callback([o, &context] { context.exit_code = list(*o); });
 }
 

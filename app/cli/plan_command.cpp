@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command.hpp"
+#include "app/cli/non_empty_option.hpp"
 #include "app/cli/seed_option.hpp"
 #include "app/config/config.hpp"
 #include "app/inputs/inputs.hpp"
@@ -157,17 +158,22 @@ void add_plan_command(CLI::App& app, CommandContext& context) {
       "Print a config's problems as a run would make them: resolved settings, geometry, "
       "seeds, config hash, kernels (no GPU needed)");
   cmd->add_option("--config", o->config_path,
-                  "Config file (JSON); without it, the built-in configs/kernelbench.json");
-  cmd->add_option("--problem", o->problems, "Only this problem id (repeatable)");
-  cmd->add_option("--kernel", o->kernels, "Only this kernel id (repeatable)");
+                  "Config file (JSON); without it, the built-in configs/kernelbench.json")
+      ->check(non_empty());
+  cmd->add_option("--problem", o->problems, "Only this problem id (repeatable)")
+      ->check(non_empty());
+  cmd->add_option("--kernel", o->kernels, "Only this kernel id (repeatable)")->check(non_empty());
   cmd->add_option("--trials", o->trials, "Override the trials of every problem")
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", o->seed,
-                  "Override the seed of every problem (an unsigned 64-bit integer)");
+                  "Override the seed of every problem (an unsigned 64-bit integer)")
+      ->check(non_empty());
   cmd->add_option("--shard", o->shard,
                   "Only shard K of N of the (problem, kernel) work, as `normbench run --shard` "
-                  "splits it");
-  cmd->add_option("--plugin", o->plugins, "Load kernels from this plugin too (repeatable)");
+                  "splits it")
+      ->check(non_empty());
+  cmd->add_option("--plugin", o->plugins, "Load kernels from this plugin too (repeatable)")
+      ->check(non_empty());
   cmd->add_flag("--json", o->json, "Print as JSON (what tools read)");
   cmd->callback([o, &context] { context.exit_code = plan(*o); });
 }

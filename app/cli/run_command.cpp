@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "app/cli/command.hpp"
+#include "app/cli/non_empty_option.hpp"
 #include "app/cli/seed_option.hpp"
 #include "app/config/config.hpp"
 #include "app/plugin/plugin_loader.hpp"
@@ -102,32 +103,33 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   CLI::App* cmd = app.add_subcommand(
       "run", "Verify and time every registered kernel on the problems of a config");
   cmd->add_option("--config", o->config_path,
-                  "Config file (JSON); without it, the built-in configs/kernelbench.json");
-  cmd->add_option("--problem", o->problems, "Run only this problem id (repeatable)");
-  cmd->add_option("--kernel", o->kernels, "Run only this kernel id (repeatable)");
-  cmd->add_option("--out", o->out, "Report file (default: normbench-<config name>.json)");
+                  "Config file (JSON); without it, the built-in configs/kernelbench.json")
+      ->check(non_empty());
+  cmd->add_option("--problem", o->problems, "Run only this problem id (repeatable)")
+      ->check(non_empty());
+  cmd->add_option("--kernel", o->kernels, "Run only this kernel id (repeatable)")
+      ->check(non_empty());
+  cmd->add_option("--out", o->out, "Report file (default: normbench-<config name>.json)")
+      ->check(non_empty());
   cmd->add_option("--trials", o->trials, "Override the trials of every problem")
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", o->seed,
-                  "Override the seed of every problem (an unsigned 64-bit integer)");
-  // An empty --devices or --shard is a mistake, not "not given".
-  const CLI::Validator not_empty(
-      [](std::string& value) { return value.empty() ? std::string("an empty value") : ""; },
-      "NONEMPTY");
+                  "Override the seed of every problem (an unsigned 64-bit integer)")
+      ->check(non_empty());
   CLI::Option* device =
       cmd->add_option("--device", o->device, "CUDA device index")->check(CLI::Range(0, 1023));
   cmd->add_option("--devices", o->devices,
                   "Spread the problems over these GPUs of this host, one worker each: all, or "
                   "indices such as 0,1 (one report; each kernel names its GPU)")
       ->excludes(device)
-      ->check(not_empty);
+      ->check(non_empty());
   cmd->add_flag("--allow-mixed-devices", o->allow_mixed_devices,
                 "Run on --devices of different GPU models (refused by default: their timings do "
                 "not belong in one report)");
   cmd->add_option("--shard", o->shard,
                   "Run only shard K of N of the (problem, kernel) work, split by expected cost "
                   "the same way on every machine; `normbench merge` joins the shards' reports")
-      ->check(not_empty);
+      ->check(non_empty());
   cmd->add_option("--threads", o->threads,
                   "Host threads for inputs, reference and verification (default: all; with several "
                   "GPUs, each GPU's harness uses this less one per other GPU)")
@@ -138,9 +140,11 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                 "not a failure");
   cmd->add_option("--plugin", o->plugins,
                   "Load kernels from this plugin (a shared library built against "
-                  "normbench/plugin.h; repeatable)");
+                  "normbench/plugin.h; repeatable)")
+      ->check(non_empty());
   cmd->add_option("--save-tensors", o->save_tensors,
-                  "Write inputs, outputs and reference of every trial as .npy under this folder");
+                  "Write inputs, outputs and reference of every trial as .npy under this folder")
+      ->check(non_empty());
   cmd->callback([o, &context] { context.exit_code = run(*o, context.command_line); });
 }
 

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "app/util/errors.hpp"
+#include "app/util/shown_text.hpp"
 
 namespace normbench {
 
@@ -13,9 +14,14 @@ bool contains(const std::vector<std::string>& list, const std::string& value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
+// A list of ids for a message: whole for the built-in kernels (under 1,000 characters), cut
+// where a config or plugins bring thousands.
 std::string join(const std::vector<std::string>& items) {
   std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (out.size() > 2000) return out + ", ... (" + std::to_string(items.size()) + " in all)";
+    out += (i ? ", " : "") + shown(items[i]);
+  }
   return out;
 }
 
@@ -39,6 +45,24 @@ std::optional<int> small_positive(const std::string& text, int max) {
   if (value < 1 || value > max) return std::nullopt;
   return value;
 }
+// Filters that leave no (problem, kernel) pair would make a run that verifies nothing exit 0:
+// "--kernel rms_norm.naive" on a config without an rms_norm problem is a mistake.
+void check_selects_work(const std::vector<PlannedProblem>& plan, const RunConfig& config,
+                        const RunSettings& settings) {
+  for (const PlannedProblem& p : plan)
+    if (!p.kernels.empty()) return;
+  std::string filters;
+  for (const auto& id : settings.problem_filter) filters += " --problem " + shown(id);
+  for (const auto& id : settings.kernel_filter) filters += " --kernel " + shown(id);
+  std::vector<std::string> ops;
+  for (const PlannedProblem& p : plan) {
+    const std::string op(op_name(p.problem->shape.op));
+    if (!contains(ops, op)) ops.push_back(op);
+  }
+  throw UsageError(filters.substr(1) + ": selects no (problem, kernel) pair of " +
+                   shown(config.source) + "; allowed: kernels of the selected problems' ops (" +
+                   join(ops) + ")");
+}
 }  // namespace
 
 std::vector<PlannedProblem> plan_run(const RunConfig& config, const RunSettings& settings) {
@@ -47,11 +71,11 @@ std::vector<PlannedProblem> plan_run(const RunConfig& config, const RunSettings&
   for (const auto& k : registered_kernels()) kernel_ids.push_back(k.id);
   for (const auto& id : settings.problem_filter)
     if (!contains(problem_ids, id))
-      throw UsageError("--problem " + id + ": no such problem in " + config.source +
+      throw UsageError("--problem " + shown(id) + ": no such problem in " + shown(config.source) +
                        "; allowed: " + join(problem_ids));
   for (const auto& id : settings.kernel_filter)
     if (!contains(kernel_ids, id))
-      throw UsageError("--kernel " + id + ": no such kernel; allowed: " + join(kernel_ids));
+      throw UsageError("--kernel " + shown(id) + ": no such kernel; allowed: " + join(kernel_ids));
 
   std::vector<PlannedProblem> plan;
   for (const auto& problem : config.problems) {
@@ -64,13 +88,14 @@ std::vector<PlannedProblem> plan_run(const RunConfig& config, const RunSettings&
         planned.kernels.push_back(&kernel);
     plan.push_back(std::move(planned));
   }
+  check_selects_work(plan, config, settings);
   return plan;
 }
 
 ShardSpec parse_shard(const std::string& text) {
   const size_t slash = text.find('/');
   const auto fail = [&](const std::string& why) -> ShardSpec {
-    throw UsageError("--shard " + text + ": " + why + "; allowed: K/N with 1 <= K <= N <= " +
+    throw UsageError("--shard " + shown(text) + ": " + why + "; allowed: K/N with 1 <= K <= N <= " +
                      std::to_string(kMaxShards) + ", e.g. 1/2 and 2/2");
   };
   if (slash == std::string::npos) return fail("expected K/N");
