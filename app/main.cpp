@@ -1,20 +1,45 @@
 // normbench: verify and time CUDA normalization kernels. One subcommand per file in cli/;
 // this file lists them, parses the command line and turns errors into documented exit codes.
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <new>
 #include <string>
 
 #include "app/cli/command.hpp"
 #include "app/util/errors.hpp"
+#include "app/util/shown_text.hpp"
 #include "app/util/version.hpp"
+
+namespace {
+
+// Output that did not reach standard output (a full disk, a closed pipe) must not end in exit
+// 0: a script reading `normbench plan --json > plan.json` would take an empty file for a plan.
+bool standard_output_failed() {
+  return std::fflush(stdout) != 0 || std::ferror(stdout);
+}
+
+int standard_output_error() {
+  std::fprintf(stderr, "normbench: cannot write to standard output: %s\n", std::strerror(errno));
+  return normbench::kExitRuntime;
+}
+
+// A message as the terminal shows it: user text inside is bounded where it was added; this
+// escapes control characters whatever their source.
+void print_error(const char* prefix, const char* what) {
+  std::fprintf(stderr, "normbench: %s%s\n", prefix, normbench::shown(what, 8000).c_str());
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace normbench;
   CLI::App app{
       "normbench: verify CUDA normalization kernels against a float64 reference and "
       "time them.\nExit codes: 0 all verified, 1 a kernel failed verification, "
-      "2 bad usage or config, 3 CUDA/runtime error or no GPU; compare: 1 a regression, "
+      "2 bad usage or config, 3 CUDA/runtime error, no GPU or standard output not written; "
+      "compare: 1 a regression, "
       "4 --strict and some verdict inconclusive; merge: 2 a refused combination of shards."};
   app.set_version_flag("--version",
                        std::string("normbench ") + version() + " (" + git_revision() + ")");
@@ -33,17 +58,19 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;  // --help and --version exit 0
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "normbench: %s\n", e.what());
+    print_error("", e.what());
     return kExitUsage;
   } catch (const RuntimeError& e) {
-    std::fprintf(stderr, "normbench: %s\n", e.what());
+    print_error("", e.what());
     return kExitRuntime;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "normbench: out of host memory\n");
     return kExitRuntime;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "normbench: internal error: %s\n", e.what());
+    if (standard_output_failed()) return standard_output_error();  // fmt::print threw
+    print_error("internal error: ", e.what());
     return kExitRuntime;
   }
+  if (standard_output_failed()) return standard_output_error();
   return context.exit_code;
 }

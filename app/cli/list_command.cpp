@@ -37,15 +37,16 @@ int list(const ListOptions& o) {
       ops.push_back(
           {{"op", op_name(op)}, {"description", op_description(op)}, {"kernels", kernels}});
     }
-    std::puts(nlohmann::json{{"ops", ops}}.dump(2).c_str());
+    std::puts(json_text(nlohmann::json{{"ops", ops}}).c_str());
     return 0;
   }
   for (Op op : kAllOps) {
     fmt::print("{}: {}\n", op_name(op), op_description(op));
     for (const auto& k : registered_kernels())
       if (k.op == op)
-        fmt::print("  {:<44} {}{}{}\n", k.id, k.is_baseline ? "[baseline] " : "", k.description,
-                   k.origin.empty() ? "" : " [plugin " + k.origin + "]");
+        fmt::print("  {:<44} {}{}{}\n", k.id, k.is_baseline ? "[baseline] " : "",
+                   shown(k.description, 500),  // a plugin's: bounded, no escape sequences
+                   k.origin.empty() ? "" : " [plugin " + shown(k.origin, 500) + "]");
   }
   return 0;
 }

@@ -8,6 +8,7 @@
 #include "app/results/merge_shards.hpp"
 #include "app/util/atomic_file.hpp"
 #include "app/util/errors.hpp"
+#include "app/util/json_text.hpp"
 #include "app/util/timestamp.hpp"
 
 namespace normbench {
@@ -28,7 +29,7 @@ int merge(const MergeOptions& o, const std::vector<std::string>& command_line) {
   const MergedReport merged =
       merge_shard_reports(shards, o.allow_mismatch, command_line, utc_now_iso8601());
   for (const auto& w : merged.warnings) std::fprintf(stderr, "normbench: warning: %s\n", w.c_str());
-  write_file_atomically(o.out, merged.report.dump(2) + "\n");
+  write_file_atomically(o.out, json_text(merged.report) + "\n");
   const auto& summary = merged.report.at("summary");
   std::printf(
       "merged %zu shards: %d kernels of %zu problems (%d passed, %d failed, %d error) -> %s\n",

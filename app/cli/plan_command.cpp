@@ -17,6 +17,7 @@
 #include "app/plugin/plugin_loader.hpp"
 #include "app/results/report_writer.hpp"
 #include "app/run/work_plan.hpp"
+#include "app/util/json_text.hpp"
 #include "app/util/version.hpp"
 #include "reference/normalization_reference.hpp"
 
@@ -135,7 +136,7 @@ int plan(const PlanOptions& o) {
       {"shard", shard},
       {"problems", problems}};
   if (o.json) {
-    std::puts(out.dump(2).c_str());
+    std::puts(json_text(out).c_str());
     return 0;
   }
   fmt::print("config {} ({}), hash {}\n", config.name, config.source, config.hash);

@@ -15,6 +15,7 @@
 #include "app/results/report_reader.hpp"
 #include "app/util/atomic_file.hpp"
 #include "app/util/errors.hpp"
+#include "app/util/shown_text.hpp"
 
 namespace normbench {
 
@@ -47,7 +48,7 @@ std::string output_format(const ReportOptions& o) {
   if (ends_with(out, ".md") || ends_with(out, ".markdown")) return "markdown";
   if (ends_with(out, ".xml")) return "junit";
   if (ends_with(out, ".csv")) return "csv";
-  throw UsageError("--out " + o.out +
+  throw UsageError("--out " + shown(o.out) +
                    ": cannot tell the format from the name; allowed: a name ending in .html, "
                    ".htm, .md, .markdown, .xml (JUnit) or .csv, or --format "
                    "html|markdown|junit|csv");

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "app/util/errors.hpp"
+#include "app/util/shown_text.hpp"
 
 namespace normbench {
 
@@ -49,9 +50,9 @@ void check_devices(const std::vector<ReportSource>& sources, bool allow_mismatch
       continue;
     }
     if (s.device_name == first->device_name) continue;
-    const std::string what = "the reports come from different GPU models: " + first->path +
-                             " from \"" + first->device_name + "\", " + s.path + " from \"" +
-                             s.device_name + "\"";
+    const std::string what = "the reports come from different GPU models: " + shown(first->path) +
+                             " from \"" + shown(first->device_name) + "\", " + shown(s.path) +
+                             " from \"" + shown(s.device_name) + "\"";
     if (!allow_mismatch)
       throw UsageError(what +
                        "; their times are not comparable (pass --allow-mismatch to merge "
@@ -117,9 +118,10 @@ ReportModel merge_reports(const std::vector<LoadedReport>& reports, bool allow_m
         identities.push_back(incoming.identity);
         identity_source.push_back(s);
       } else if (identities[it->second] != incoming.identity) {
-        const std::string what = "problem " + incoming.id + " is not the same problem in " +
-                                 reports[identity_source[it->second]].header.path + " and " +
-                                 report.header.path + " (op, shape, inputs or tolerance differ)";
+        const std::string what = "problem " + shown(incoming.id) + " is not the same problem in " +
+                                 shown(reports[identity_source[it->second]].header.path) + " and " +
+                                 shown(report.header.path) +
+                                 " (op, shape, inputs or tolerance differ)";
         if (!allow_mismatch)
           throw UsageError(what + "; pass --allow-mismatch to merge them anyway");
         model.warnings.push_back(what);

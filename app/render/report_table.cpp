@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "app/util/shown_text.hpp"
+
 namespace normbench {
 
 namespace {
@@ -60,7 +62,8 @@ std::string kernel_line(const KernelResult& k) {
   std::string line =
       fmt::format("  {:<50} {:<13} {} {} {} {:>8} {:>4}\n", name, to_string(k.status), timing,
                   bandwidth, speedup, error, deterministic);
-  if (!k.reason.empty()) line += fmt::format("      {}\n", k.reason);
+  // A plugin's reason may hold anything: no escape sequences reach the terminal.
+  if (!k.reason.empty()) line += fmt::format("      {}\n", terminal_safe(k.reason));
   return line;
 }
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "app/util/errors.hpp"
+#include "app/util/shown_text.hpp"
 
 namespace normbench {
 
@@ -19,7 +20,7 @@ DeviceSelection parse_devices(const std::string& text) {
     return selection;
   }
   const auto fail = [&](const std::string& why) {
-    throw UsageError("--devices " + text + ": " + why + "; " + allowed_devices());
+    throw UsageError("--devices " + shown(text) + ": " + why + "; " + allowed_devices());
   };
   size_t begin = 0;
   for (;;) {
@@ -28,7 +29,7 @@ DeviceSelection parse_devices(const std::string& text) {
         text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
     if (item.empty()) fail("an empty item");
     if (item.size() > 4 || item.find_first_not_of("0123456789") != std::string::npos)
-      fail("\"" + item + "\" is not a device index");
+      fail("\"" + shown(item) + "\" is not a device index");
     const int index = std::stoi(item);
     if (std::find(selection.indices.begin(), selection.indices.end(), index) !=
         selection.indices.end())
@@ -49,7 +50,8 @@ std::vector<int> resolve_devices(const DeviceSelection& selection, int visible,
   }
   for (int index : selection.indices)
     if (index >= visible)
-      throw UsageError("--devices " + text + ": no GPU " + std::to_string(index) + "; allowed: " +
+      throw UsageError("--devices " + shown(text) + ": no GPU " + std::to_string(index) +
+                       "; allowed: " +
                        (visible == 1 ? std::string("0") : "0 to " + std::to_string(visible - 1)) +
                        " (" + std::to_string(visible) + " visible), or all");
   return selection.indices;
