@@ -9,8 +9,9 @@ verification, timing method and report schema.
 
 Without --callable or --kernelbench it evaluates torch.eager and torch.compile; with them,
 only those (add --torch for both). Exit codes as normbench: 0 all verified, 1 a candidate
-failed or errored, 2 bad usage, config or files, 3 no GPU, no torch, or a CUDA fault that
-stopped the run (what ran is still written; the rest is not_run).
+failed or errored, 2 bad usage, config or files (--out naming an input, a --normbench that is
+not normbench), or no NumPy, 3 no GPU, no torch, or a CUDA fault that stopped the run (what ran
+is still written; the rest is not_run).
 """
 
 import argparse
@@ -79,6 +80,14 @@ def make_candidates(args):
     return candidates
 
 
+def refuse_overwriting_inputs(out, inputs):
+    """Writing the report over its config (or a submission) would destroy it."""
+    for path in inputs:
+        if os.path.realpath(out) == os.path.realpath(path):
+            raise UsageError("--out %s: is the input file %s, which writing would overwrite; "
+                             "allowed: a path that is not an input" % (out, path))
+
+
 def settings_json(args, candidates, l2_eviction):
     return {"problems": args.problem, "kernels": [c.id for c in candidates],
             "trials_override": args.trials, "seed_override": args.seed, "timing": True,
@@ -102,6 +111,7 @@ def main(argv=None):
         if args.from_tensors and not os.path.isdir(args.from_tensors):
             raise UsageError("--from-tensors %s: no such folder" % args.from_tensors)
         out = args.out or "torch-%s.json" % config["name"]
+        refuse_overwriting_inputs(out, [args.config] + args.kernelbench)
     except UsageError as e:
         sys.stderr.write("normbench_torch: %s\n" % e)
         return EXIT_USAGE

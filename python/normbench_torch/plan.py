@@ -36,14 +36,26 @@ def run_plan(normbench, config=None, problems=(), trials=None, seed=None):
         command += ["--trials", str(trials)]
     if seed is not None:
         command += ["--seed", str(seed)]
-    done = subprocess.run(command, capture_output=True, text=True)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, errors="replace")
+    except OSError as e:
+        raise UsageError("%s: cannot be run (%s); allowed: the normbench program (--normbench, "
+                         "NORMBENCH)" % (normbench, e))
     if done.returncode != 0:
         message = done.stderr.strip().removeprefix("normbench: ") or "exit %d" % done.returncode
         raise UsageError(message)
-    plan = json.loads(done.stdout)
+    # Whatever --normbench names answers here: a program that is not normbench prints no plan.
+    def not_a_plan(why):
+        return UsageError("%s plan --json: printed no plan this package reads (%s); allowed: the "
+                          "normbench program (--normbench, NORMBENCH)" % (normbench, why))
+    try:
+        plan = json.loads(done.stdout)
+    except ValueError as e:
+        raise not_a_plan("not JSON: %s" % e)
+    if not isinstance(plan, dict):
+        raise not_a_plan("a JSON %s" % type(plan).__name__)
     if plan.get("kind") != "normbench-plan" or plan.get("version") != 1:
-        raise UsageError("%s plan: not a plan this package reads (kind %r, version %r)"
-                         % (normbench, plan.get("kind"), plan.get("version")))
+        raise not_a_plan("kind %.60r, version %.60r" % (plan.get("kind"), plan.get("version")))
     return plan
 
 
