@@ -13,9 +13,9 @@ namespace normbench {
 namespace {
 
 struct Axis {
-  std::string key;      // as written: "rows", "shape[2]", "dtype", "groups"
-  std::string tag;      // in ids: "rows", "shape2", "dtype", "groups"
-  int dim = -1;         // the shape dim it sets, for rows and shape[k]
+  std::string key;  // as written: "rows", "shape[2]", "dtype", "groups"
+  std::string tag;  // in ids: "rows", "shape2", "dtype", "groups"
+  int dim = -1;     // the shape dim it sets, for rows and shape[k]
   std::vector<nlohmann::json> values;
 };
 

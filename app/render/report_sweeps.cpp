@@ -19,8 +19,7 @@ std::vector<SweepFamily> sweep_families(const ReportModel& model) {
   std::vector<SweepFamily> out;
   std::map<std::string, size_t> index;
   for (const ReportProblem& p : model.problems) {
-    if (p.sweep_family.empty() || !p.sweep_point.is_object() || p.sweep_point.size() != 1)
-      continue;
+    if (p.sweep_family.empty() || !p.sweep_point.is_object() || p.sweep_point.size() != 1) continue;
     const auto only = p.sweep_point.begin();
     const std::string axis = only.key();
     const nlohmann::json& value = only.value();
@@ -37,14 +36,15 @@ std::vector<SweepFamily> sweep_families(const ReportModel& model) {
     if (f.points.size() < 2) continue;
     std::vector<size_t> order(f.points.size());
     std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return f.values[a] < f.values[b]; });
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return f.values[a] < f.values[b]; });
     SweepFamily sorted{f.family, f.axis, {}, {}, {}};
     for (size_t i : order) {
       sorted.points.push_back(f.points[i]);
       sorted.values.push_back(f.values[i]);
       for (const ReportKernel& k : f.points[i]->kernels)
-        if (k.timing && std::find(sorted.kernels.begin(), sorted.kernels.end(), k.id) ==
-                            sorted.kernels.end())
+        if (k.timing &&
+            std::find(sorted.kernels.begin(), sorted.kernels.end(), k.id) == sorted.kernels.end())
           sorted.kernels.push_back(k.id);
     }
     drawn.push_back(std::move(sorted));

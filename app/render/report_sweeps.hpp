@@ -13,8 +13,8 @@
 namespace normbench {
 
 struct SweepFamily {
-  std::string family;  // the swept problem's id
-  std::string axis;    // "rows", "shape[1]"...
+  std::string family;                        // the swept problem's id
+  std::string axis;                          // "rows", "shape[1]"...
   std::vector<const ReportProblem*> points;  // in increasing axis value
   std::vector<double> values;                // the axis value of each point
   std::vector<std::string> kernels;          // every kernel timed at some point, in first order

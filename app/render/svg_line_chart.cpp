@@ -93,8 +93,8 @@ std::string render_line_chart(const LineChart& chart, int width, int height) {
       "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\" font-family=\"sans-serif\" "
       "font-size=\"12\">\n",
       width, height, width, height, xml_escape(chart.title));
-  out += fmt::format("<text x=\"{}\" y=\"18\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", kLeft,
-                     xml_escape(chart.title));
+  out += fmt::format("<text x=\"{}\" y=\"18\" font-size=\"14\" font-weight=\"bold\">{}</text>\n",
+                     kLeft, xml_escape(chart.title));
   for (size_t i = 0; i < shown.size(); ++i) {
     const double lx = kLeft + static_cast<double>(i % 3) * 250.0;
     const double ly = kTop - 8.0 + kLegendRow * static_cast<double>(i / 3);
@@ -105,17 +105,17 @@ std::string render_line_chart(const LineChart& chart, int width, int height) {
   }
   for (double t : y.ticks())
     out += fmt::format(
-        "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#eaeef2\"/><text x=\"{3}\" "
-        "y=\"{4:.1f}\" fill=\"#555\" text-anchor=\"end\">{5}</text>\n",
+        "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#eaeef2\"/>"
+        "<text x=\"{3}\" y=\"{4:.1f}\" fill=\"#555\" text-anchor=\"end\">{5}</text>\n",
         kLeft, width - kRight, y.at(t), kLeft - 6.0, y.at(t) + 4.0,
         xml_escape(fmt_or(chart.y_format, t)));
   for (double t : chart.xs)
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{}\" fill=\"#555\" text-anchor=\"middle\">{}</text>\n",
-                       x.at(t), plot_bottom + 16.0, xml_escape(fmt_or(chart.x_format, t)));
-  out += fmt::format(
-      "<text x=\"{}\" y=\"{}\" fill=\"#333\" text-anchor=\"middle\">{}{}</text>\n",
-      (kLeft + width - kRight) / 2.0, height - 8.0, xml_escape(chart.x_label),
-      x.log() ? " (log)" : "");
+    out +=
+        fmt::format("<text x=\"{:.1f}\" y=\"{}\" fill=\"#555\" text-anchor=\"middle\">{}</text>\n",
+                    x.at(t), plot_bottom + 16.0, xml_escape(fmt_or(chart.x_format, t)));
+  out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#333\" text-anchor=\"middle\">{}{}</text>\n",
+                     (kLeft + width - kRight) / 2.0, height - 8.0, xml_escape(chart.x_label),
+                     x.log() ? " (log)" : "");
   out += fmt::format(
       "<text x=\"14\" y=\"{0:.1f}\" fill=\"#333\" text-anchor=\"middle\" "
       "transform=\"rotate(-90 14 {0:.1f})\">{1}{2}</text>\n",
@@ -125,10 +125,11 @@ std::string render_line_chart(const LineChart& chart, int width, int height) {
     for (size_t i = 0; i < chart.xs.size() && i < s->ys.size(); ++i) {
       const auto& v = s->ys[i];
       if (!v || !std::isfinite(*v) || *v <= 0.0) continue;
-      points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x.at(chart.xs[i]),
-                            y.at(*v));
+      points +=
+          fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x.at(chart.xs[i]), y.at(*v));
       markers += fmt::format(
-          "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{}: {}</title></circle>\n",
+          "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\">"
+          "<title>{}: {}</title></circle>\n",
           x.at(chart.xs[i]), y.at(*v), s->color, xml_escape(s->name),
           xml_escape(fmt_or(chart.y_format, *v)));
     }

@@ -11,8 +11,8 @@ namespace normbench {
 
 struct LineSeries {
   std::string name;
-  std::string color;                       // a CSS color
-  std::vector<std::optional<double>> ys;   // one per x; empty: no point there
+  std::string color;                      // a CSS color
+  std::vector<std::optional<double>> ys;  // one per x; empty: no point there
 };
 
 struct LineChart {

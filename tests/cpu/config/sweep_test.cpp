@@ -45,8 +45,7 @@ TEST(Sweep, OnePointOneProblemWithAStableId) {
   EXPECT_EQ(c.problems[2].id, "rms.rows-512");
   EXPECT_EQ(c.problems[2].shape.shape, (std::vector<int64_t>{512, 4096}));
   EXPECT_EQ(c.problems[2].shape.dtype, DType::bfloat16);
-  EXPECT_EQ(c.problems[1].resolved["sweep"],
-            json({{"family", "rms"}, {"point", {{"rows", 8}}}}));
+  EXPECT_EQ(c.problems[1].resolved["sweep"], json({{"family", "rms"}, {"point", {{"rows", 8}}}}));
   // A point is the problem written out by hand, plus where it came from.
   json by_hand = kRms;
   by_hand["id"] = "rms.rows-8";
@@ -58,8 +57,8 @@ TEST(Sweep, OnePointOneProblemWithAStableId) {
 }
 
 TEST(Sweep, AxesCombineAndANormalizedDimMovesWithTheShape) {
-  const RunConfig c = parse(json::array(
-      {swept(kRms, {{"shape[1]", {4096, 8192}}, {"dtype", {"bfloat16", "float16"}}})}));
+  const RunConfig c = parse(
+      json::array({swept(kRms, {{"shape[1]", {4096, 8192}}, {"dtype", {"bfloat16", "float16"}}})}));
   ASSERT_EQ(c.problems.size(), 4u);
   // Axes in alphabetical order, the last varying fastest.
   EXPECT_EQ(c.problems[0].id, "rms.dtype-bfloat16.shape1-4096");
@@ -81,8 +80,9 @@ TEST(Sweep, GroupsOfAGroupNorm) {
 
 TEST(Sweep, MalformedSweepsAreRefusedWithTheirPath) {
   const std::pair<json, const char*> cases[] = {
-      {{{"bogus", {1}}}, "sweep.json: /problems/0/sweep: unknown axis \"bogus\"; allowed: rows, "
-                         "shape[k], dtype"},
+      {{{"bogus", {1}}},
+       "sweep.json: /problems/0/sweep: unknown axis \"bogus\"; allowed: rows, "
+       "shape[k], dtype"},
       {{{"groups", {1}}}, "unknown axis \"groups\"; allowed: rows, shape[k], dtype"},
       {json::array(), "/problems/0/sweep: expected an object of axes"},
       {json::object(), "/problems/0/sweep: expected an object of axes"},
@@ -91,8 +91,9 @@ TEST(Sweep, MalformedSweepsAreRefusedWithTheirPath) {
       {{{"rows", {0}}}, "/problems/0/sweep/rows/0: 0 is out of range"},
       {{{"rows", {"8"}}}, "/problems/0/sweep/rows/0"},
       {{{"dtype", {"float64"}}}, "/problems/0/sweep/dtype/0: unknown dtype \"float64\""},
-      {{{"shape[2]", {2}}}, "/problems/0/sweep/shape[2]: shape[2] sets dim 2 of shape, which has "
-                            "no such dim"},
+      {{{"shape[2]", {2}}},
+       "/problems/0/sweep/shape[2]: shape[2] sets dim 2 of shape, which has "
+       "no such dim"},
   };
   for (const auto& [sweep, expected] : cases) {
     SCOPED_TRACE(sweep.dump());
@@ -116,7 +117,8 @@ TEST(Sweep, NoMoreThanItsBoundOfPoints) {
   json rows = json::array(), hidden = json::array();
   for (int i = 1; i <= 17; ++i) rows.push_back(i);
   for (int i = 1; i <= 16; ++i) hidden.push_back(64 * i);
-  const std::string message = error_of(json::array({swept(kRms, {{"rows", rows}, {"shape[1]", hidden}})}));
+  const std::string message =
+      error_of(json::array({swept(kRms, {{"rows", rows}, {"shape[1]", hidden}})}));
   EXPECT_NE(message.find("/problems/0/sweep: 272 points; allowed: at most 256"), std::string::npos)
       << message;
 }
