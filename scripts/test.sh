@@ -2,10 +2,12 @@
 # Builds normbench with the `ci` preset (Release, warnings as errors; CMakePresets.json), checks
 # that the C++ and CUDA files are formatted with .clang-format, and runs every test: the CPU
 # tests (ctest --preset ci) and the GPU tests (ctest --preset ci-gpu), which skip with a message
-# where there is no GPU. Prints a short summary: each step's result and time, the test counts,
-# and each failure's name and first lines. Everything else goes to build/test-log.txt, the
-# summary also to build/test-summary.txt and the tests' JUnit XML to build/test-results.xml
-# (CPU) and build/test-results-gpu.xml (GPU). Exits non-zero if any step fails.
+# where there is no GPU. Prints a short summary: each step's result and time, the test counts
+# with the commonest reasons for skipping, and each failure's name and first lines (through
+# scripts/test_summary.py, or ctest's own lines without python3). Everything goes to
+# build/test-log.txt, the summary also to build/test-summary.txt, and the tests' JUnit XML to
+# build/test-results.xml (CPU) and build/test-results-gpu.xml (GPU). Exits non-zero if any step
+# fails.
 #
 #   scripts/test.sh            (ctest --preset ci / --preset ci-gpu to run one label by hand)
 set -uo pipefail
@@ -73,7 +75,7 @@ else
     python3 scripts/test_summary.py "$log" "cpu tests=build/test-results.xml" \
       "gpu tests=build/test-results-gpu.xml" | tee -a "$summary"
   else  # ctest's own summary lines
-    grep -E 'tests passed|Total Test time|\*\*\*' "$log" | tee -a "$summary"
+    grep -E 'tests passed|Total Test time|\*\*\*(Failed|Timeout|Exception)' "$log" | tee -a "$summary"
   fi
   for run in "cpu tests:${cpu_rc:-0}" "gpu tests:${gpu_rc:-0}"; do
     [ "${run##*:}" -eq 0 ] && continue
