@@ -32,8 +32,8 @@
 # To make a baseline: run the gate once, review gate-out/candidate.json and commit it as
 # results/<gpu-model-dir>/<config file name>.
 #
-# .github/workflows/gpu-gate.yml runs it on a self-hosted GPU runner for every push and pull
-# request.
+# .github/workflows/gpu-gate.yml runs it on a self-hosted GPU runner, for pushes to main and for
+# pull requests from this repository.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd) || exit 2  # defaults are relative to the repository
 
