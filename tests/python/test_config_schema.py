@@ -59,25 +59,29 @@ class ConfigSchema(unittest.TestCase):
     def errors(self, document):
         return list(self.validator.iter_errors(document))
 
-    def normbench_accepts(self, document):
-        """normbench's verdict on `document` as a config: True (exit 0) or False (exit 2, a bad
+    def normbench_accepts_file(self, path):
+        """normbench's verdict on the config file: True (exit 0) or False (exit 2, a bad
         config); None without NORMBENCH_BINARY."""
         if not NORMBENCH:
             return None
+        done = subprocess.run([NORMBENCH, "plan", "--config", path], capture_output=True,
+                              text=True, timeout=60)
+        self.assertIn(done.returncode, (0, 2), done.stdout + done.stderr)
+        return done.returncode == 0
+
+    def normbench_accepts(self, document):
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "config.json")
             with open(path, "w") as f:
                 json.dump(document, f)
-            done = subprocess.run([NORMBENCH, "plan", "--config", path], capture_output=True,
-                                  text=True, timeout=60)
-        self.assertIn(done.returncode, (0, 2), done.stdout + done.stderr)
-        return done.returncode == 0
+            return self.normbench_accepts_file(path)
 
     def test_every_config_in_the_repository_validates(self):
         configs = repository_configs()
         # The finder must see the shipped configs and the tests' (tests/adversarial,
         # tests/kernelbench): a rule that missed them would pass on nothing.
-        shipped = {os.path.relpath(c, ROOT) for c in glob.glob(os.path.join(ROOT, "configs", "*.json"))
+        shipped = {os.path.relpath(c, ROOT)
+                   for c in glob.glob(os.path.join(ROOT, "configs", "*.json"))
                    if not c.endswith("schema.json")}
         self.assertGreaterEqual(len(shipped), 3)
         self.assertLessEqual(shipped, set(configs))
@@ -86,6 +90,7 @@ class ConfigSchema(unittest.TestCase):
             with open(os.path.join(ROOT, path)) as f:
                 document = json.load(f)
             self.assertEqual([e.message for e in self.errors(document)], [], path)
+            self.assertNotEqual(self.normbench_accepts_file(os.path.join(ROOT, path)), False, path)
 
     def test_minimal_config_validates(self):
         self.assertEqual(self.errors(problem()), [])
