@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# Sets up a fresh machine and builds normbench into ./build (Release, Ninja).
+# Sets up a fresh machine and builds normbench with a CMake preset (CMakePresets.json): by
+# default `release`, into ./build (Release, Ninja).
 # The CUDA toolkit (nvcc) must be there. Libraries come from Debian/Ubuntu packages, installed
 # with apt only when CMake cannot find them (the GPU machine has them and no network). With
 # NORMBENCH_TEST_DEPS=1 it also installs what some tests use (numpy, jsonschema, chromium),
 # best effort: those tests skip with a message without them. Safe to run again.
 #
-#   scripts/bootstrap.sh [extra cmake options...]
+#   scripts/bootstrap.sh [--preset NAME] [extra cmake options...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+preset=release
+if [ "${1:-}" = --preset ]; then
+  [ $# -ge 2 ] || { echo "bootstrap: --preset needs a name (see CMakePresets.json)" >&2; exit 2; }
+  preset=$2
+  shift 2
+fi
 
 install_missing() {  # packages... ; returns non-zero if apt cannot install them
   local missing=()
@@ -29,10 +36,10 @@ if [ "${NORMBENCH_TEST_DEPS:-0}" = 1 ]; then
     echo "bootstrap: could not install the optional test tools; those tests will skip" >&2
 fi
 
-configure() { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"; }
+configure() { cmake --preset "$preset" "$@"; }
 if ! command -v cmake > /dev/null || ! command -v ninja > /dev/null || ! configure "$@" > /dev/null 2>&1; then
   install_missing cmake ninja-build g++ libcli11-dev libfmt-dev nlohmann-json3-dev \
     libeigen3-dev libgtest-dev || { echo "bootstrap: cannot install the build dependencies" >&2; exit 1; }
 fi
 configure "$@"
-cmake --build build -j"$(nproc)"
+cmake --build --preset "$preset" -j"$(nproc)"

@@ -32,29 +32,8 @@
 # To make a baseline: run the gate once, review gate-out/candidate.json and commit it as
 # results/<gpu-model-dir>/<config file name>.
 #
-# A sample GitHub Actions job for a self-hosted GPU runner (labels are yours to choose):
-#
-#   perf-gate:
-#     runs-on: [self-hosted, linux, x64, gpu]
-#     timeout-minutes: 45
-#     concurrency: normbench-gpu-gate        # one timing run at a time on the GPU
-#     permissions: {contents: read, pull-requests: write}
-#     steps:
-#       - uses: actions/checkout@v4
-#       - name: Build
-#         run: |
-#           cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
-#           cmake --build build -j"$(nproc)"
-#       - name: Performance gate
-#         run: scripts/gate.sh --config configs/kernelbench.json --normbench build/normbench --out-dir gate-out
-#       - name: Keep the reports
-#         if: always()
-#         uses: actions/upload-artifact@v4
-#         with: {name: normbench-gate, path: gate-out/}
-#       - name: Comment on the pull request
-#         if: always() && github.event_name == 'pull_request' && hashFiles('gate-out/compare.md') != ''
-#         run: gh pr comment "${{ github.event.pull_request.number }}" --body-file gate-out/compare.md
-#         env: {GH_TOKEN: "${{ github.token }}"}
+# .github/workflows/gpu-gate.yml runs it on a self-hosted GPU runner, for pushes to main and for
+# pull requests from this repository.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd) || exit 2  # defaults are relative to the repository
 

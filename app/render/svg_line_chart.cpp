@@ -105,9 +105,8 @@ std::string render_line_chart(const LineChart& chart, int width, int height) {
   }
   for (double t : y.ticks())
     out += fmt::format(
-        "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#eaeef2\"/><text "
-        "x=\"{3}\" "
-        "y=\"{4:.1f}\" fill=\"#555\" text-anchor=\"end\">{5}</text>\n",
+        "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#eaeef2\"/>"
+        "<text x=\"{3}\" y=\"{4:.1f}\" fill=\"#555\" text-anchor=\"end\">{5}</text>\n",
         kLeft, width - kRight, y.at(t), kLeft - 6.0, y.at(t) + 4.0,
         xml_escape(fmt_or(chart.y_format, t)));
   for (double t : chart.xs)
@@ -129,8 +128,8 @@ std::string render_line_chart(const LineChart& chart, int width, int height) {
       points +=
           fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x.at(chart.xs[i]), y.at(*v));
       markers += fmt::format(
-          "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"><title>{}: "
-          "{}</title></circle>\n",
+          "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\">"
+          "<title>{}: {}</title></circle>\n",
           x.at(chart.xs[i]), y.at(*v), s->color, xml_escape(s->name),
           xml_escape(fmt_or(chart.y_format, *v)));
     }

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""configs/normbench.schema.json: a valid Draft 2020-12 schema that accepts every shipped config
-and rejects configs that normbench rejects (unknown fields, op-specific fields on the wrong op,
-bad ids). Exits 77 (skipped) without the jsonschema package."""
+"""configs/normbench.schema.json: a valid Draft 2020-12 schema that accepts every config in the
+repository (configs/, the tests' configs, any other) and rejects configs that normbench rejects
+(unknown fields, op-specific fields on the wrong op, bad ids, values out of range). With
+NORMBENCH_BINARY set (ctest sets it), normbench itself judges the same documents, so that the
+schema cannot drift from the parser unseen. Exits 77 (skipped) without the jsonschema package."""
 
 import glob
 import json
 import os
+import subprocess
 import sys
+import tempfile
 import unittest
 
 try:
@@ -15,6 +19,27 @@ except ImportError:
     jsonschema = None
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+NORMBENCH = os.environ.get("NORMBENCH_BINARY")
+
+
+def repository_configs():
+    """Every config file under the repository: a .json file that has "problems" but is neither a
+    report nor a JSON Schema. Judged by the text, so that a config that is not even valid JSON is
+    still found (and fails): a report has "schema_version" and "command_line", the first of its
+    keys (a truncated report fixture may have no other), neither of which a config may have; a
+    JSON Schema names json-schema.org's meta-schema. Build folders (build, build-dev, build-asan:
+    whatever CMakePresets.json names) hold copies and outputs, not the repository's files."""
+    paths = []
+    for path in glob.glob(os.path.join(ROOT, "**", "*.json"), recursive=True):
+        relative = os.path.relpath(path, ROOT)
+        if relative.split(os.sep)[0].startswith("build"):
+            continue
+        with open(path, errors="replace") as f:
+            text = f.read()
+        is_report = '"schema_version"' in text or '"command_line"' in text
+        if '"problems"' in text and not is_report and "json-schema.org" not in text:
+            paths.append(relative)
+    return sorted(paths)
 
 
 def problem(**fields):
@@ -34,13 +59,38 @@ class ConfigSchema(unittest.TestCase):
     def errors(self, document):
         return list(self.validator.iter_errors(document))
 
-    def test_shipped_configs_validate(self):
-        configs = [c for c in glob.glob(os.path.join(ROOT, "configs", "*.json"))
-                   if not c.endswith("schema.json")]
-        self.assertGreaterEqual(len(configs), 3)
+    def normbench_accepts_file(self, path):
+        """normbench's verdict on the config file: True (exit 0) or False (exit 2, a bad
+        config); None without NORMBENCH_BINARY."""
+        if not NORMBENCH:
+            return None
+        done = subprocess.run([NORMBENCH, "plan", "--config", path], capture_output=True,
+                              text=True, timeout=60)
+        self.assertIn(done.returncode, (0, 2), done.stdout + done.stderr)
+        return done.returncode == 0
+
+    def normbench_accepts(self, document):
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "config.json")
+            with open(path, "w") as f:
+                json.dump(document, f)
+            return self.normbench_accepts_file(path)
+
+    def test_every_config_in_the_repository_validates(self):
+        configs = repository_configs()
+        # The finder must see the shipped configs and the tests' (tests/adversarial,
+        # tests/kernelbench): a rule that missed them would pass on nothing.
+        shipped = {os.path.relpath(c, ROOT)
+                   for c in glob.glob(os.path.join(ROOT, "configs", "*.json"))
+                   if not c.endswith("schema.json")}
+        self.assertGreaterEqual(len(shipped), 3)
+        self.assertLessEqual(shipped, set(configs))
+        self.assertTrue(any(c.startswith("tests" + os.sep) for c in configs), configs)
         for path in configs:
-            with open(path) as f:
-                self.assertEqual(self.errors(json.load(f)), [], path)
+            with open(os.path.join(ROOT, path)) as f:
+                document = json.load(f)
+            self.assertEqual([e.message for e in self.errors(document)], [], path)
+            self.assertNotEqual(self.normbench_accepts_file(os.path.join(ROOT, path)), False, path)
 
     def test_minimal_config_validates(self):
         self.assertEqual(self.errors(problem()), [])
@@ -48,11 +98,17 @@ class ConfigSchema(unittest.TestCase):
                        {"op": "rms_norm", "affine": False, "dtype": "float16"},
                        {"op": "add_rms_norm", "inputs": {"residual": "normal"}},
                        {"op": "group_norm", "normalized_shape": None, "groups": 2,
-                        "layout": "nhwc", "shape": [2, 4, 3]}):
+                        "layout": "nhwc", "shape": [2, 4, 3]},
+                       {"op": "group_norm", "normalized_shape": None, "shape": [2, 4, 3],
+                        "sweep": {"groups": [1, 2, 4]}},                # groups only swept
+                       {"sweep": {"rows": [1, 8], "shape[1]": [4, 8], "dtype": ["float16"]}},
+                       {"timing": {"kernel_timeout_s": 3, "warmup": 1000000}},
+                       {"trials": 1000000}):
             document = problem(**fields)
             document["problems"][0] = {k: v for k, v in document["problems"][0].items()
                                        if v is not None}
             self.assertEqual(self.errors(document), [], json.dumps(document))
+            self.assertNotEqual(self.normbench_accepts(document), False, json.dumps(document))
 
     def test_rejects_what_normbench_rejects(self):
         bad = [
@@ -78,12 +134,24 @@ class ConfigSchema(unittest.TestCase):
             problem(eps=0),                                           # eps must be > 0
             problem(inputs={"x": "gaussian"}),                        # unknown distribution
             problem(inputs={"x": {"dist": "normal", "std": -1}}),     # negative std
+            problem(timing={"kernel_timeout_s": 0}),                  # timeout must be > 0
+            problem(timing={"warmup": 1000001}),                      # above normbench's limit
+            problem(timing={"min_samples": 0}),                       # at least one sample
+            problem(trials=1000001),                                  # above normbench's limit
+            problem(sweep={"groups": [1, 2]}),                        # groups axis on layer_norm
+            problem(sweep={"rows": [0]}),                             # non-positive size
+            problem(sweep={"rows": [2 ** 40 + 1]}),                   # above normbench's limit
+            problem(sweep={"rows": [1, 1]}),                          # a value twice
+            problem(sweep={"colour": [1]}),                           # unknown axis
+            problem(op="group_norm", normalized_shape=None,           # groups neither given
+                    shape=[2, 4, 3], sweep={"rows": [1, 2]}),         # nor swept
         ]
         for document in bad:
             for p in document.get("problems", []):  # None: the field left out
                 for key in [k for k, v in p.items() if v is None]:
                     del p[key]
             self.assertNotEqual(self.errors(document), [], json.dumps(document))
+            self.assertNotEqual(self.normbench_accepts(document), True, json.dumps(document))
 
 
 if __name__ == "__main__":

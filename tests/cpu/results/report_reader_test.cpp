@@ -76,7 +76,8 @@ TEST(ReportReader, AKernelThatDidNotPassHasNoTiming) {
   auto doc = minimal_report();
   doc["problems"][0]["kernels"][0]["status"] = "failed";
   doc["problems"][0]["kernels"][0]["bandwidth"] = {{"gb_per_s", 1.0}};
-  const LoadedKernel& k = read_report_json(doc, "r.json").problems[0].kernels[0];
+  const LoadedReport report = read_report_json(doc, "r.json");
+  const LoadedKernel& k = report.problems[0].kernels[0];
   EXPECT_FALSE(k.timing);
   EXPECT_FALSE(k.gb_per_s);
 }
