@@ -59,8 +59,20 @@ struct KernelPlan {
   std::optional<std::string> unsupported;  // why the variant cannot run the problem
   size_t workspace_bytes = 0;
   std::string dispatches_to;  // a dispatching variant (`<op>.default`): the id it runs
-  // Enqueues the kernel(s) on args.stream; returns the launch error, if any.
+  // Why the variant could not get ready for the problem (a Python candidate whose module does
+  // not import or whose extension does not build): the kernel ends `error`, not not_supported.
+  std::optional<std::string> error;
+  // Enqueues the kernel(s) on args.stream; returns the launch error, if any. May instead throw
+  // KernelLaunchError with a reason of its own (a Python candidate's exception).
   std::function<cudaError_t(const KernelArgs& args)> launch;
+  // Called after each launch's timed region ends, on the same stream: a candidate that returns
+  // its output in memory of its own copies it into args.y (and args.sum) here, so that the copy
+  // is the harness's and not timed. Null for kernels that write args.y themselves.
+  std::function<cudaError_t(const KernelArgs& args)> finish;
+  // How long the GPU is held before each timed sample's start record, so that the launch call
+  // is queued before the GPU reaches it and the events time GPU work, not host work: the L2
+  // eviction's tens of microseconds cover a C++ launch, not Python's dispatch.
+  double hold_us = 0.0;
 
   static KernelPlan declined(std::string why);
 };
@@ -71,7 +83,10 @@ struct KernelVariant {
   std::string description;   // one line
   bool is_baseline = false;  // the naive kernel that speedups are measured against
   std::string origin;        // empty: built into normbench; else the plugin file it came from
-  Accepts accepts;           // the problems beyond the classic ones it takes
+  // A Python submission (--python, --kernelbench): if everything it ran was PyTorch's own
+  // library, the report says so (its output may be right, but none of its kernels ran).
+  bool python_submission = false;
+  Accepts accepts;  // the problems beyond the classic ones it takes
   // Plans `problem` on `device`. Called once per problem and device; no CUDA call.
   std::function<KernelPlan(const ProblemShape& problem, const DeviceCaps& device)> plan;
 };

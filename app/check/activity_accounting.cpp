@@ -272,9 +272,19 @@ std::vector<OperationSummary> summarize_operations(const LaunchAccount& launch,
     if (op.stream == streams.given) stream = "given";
     if (op.stream == streams.legacy) stream = "legacy default";
     if (op.stream == streams.per_thread) stream = "per-thread default";
-    out.push_back({op.kind, operation_display_name(op), stream, duration_us(op)});
+    // Mangled names of ATen's and c10's kernels (at::native::..., c10::...).
+    const bool pytorch = op.kind != OperationKind::kernel || op.name.rfind("_ZN2at", 0) == 0 ||
+                         op.name.rfind("_ZN3c10", 0) == 0;
+    out.push_back({op.kind, operation_display_name(op), stream, duration_us(op), pytorch});
   }
   return out;
+}
+
+bool only_pytorch_library(const std::vector<OperationSummary>& operations) {
+  if (operations.empty()) return false;
+  for (const OperationSummary& op : operations)
+    if (!op.pytorch_library) return false;
+  return true;
 }
 
 OperationKind operation_kind_from(const std::string& text) {

@@ -109,10 +109,18 @@ struct OperationSummary {
   std::string name;
   std::string stream;
   double duration_us = 0.0;
+  // A copy, a memset, or a kernel of PyTorch's own library (ATen, c10): what a submission that
+  // fell back to PyTorch runs.
+  bool pytorch_library = false;
 };
 std::vector<OperationSummary> summarize_operations(const LaunchAccount& launch,
                                                    const TracedStreams& streams);
 OperationKind operation_kind_from(const std::string& text);  // "kernel", "memcpy", "memset"
+
+// What the report says of a Python submission all of whose operations are PyTorch's library's.
+inline constexpr const char* kOnlyPyTorchLabel =
+    "only PyTorch's own kernels ran: none of the submission's";
+bool only_pytorch_library(const std::vector<OperationSummary>& operations);
 
 // A name a reader wants: a kernel's demangled name without namespaces and parameters (its
 // template arguments too when they are long), "memcpy DtoD 4.1 MB", "memset 4.1 MB".

@@ -10,6 +10,7 @@
 #include "app/cli/seed_option.hpp"
 #include "app/config/config.hpp"
 #include "app/plugin/plugin_loader.hpp"
+#include "app/python/python_candidates.hpp"
 #include "app/render/report_summary.hpp"
 #include "app/render/report_table.hpp"
 #include "app/results/report_writer.hpp"
@@ -43,6 +44,7 @@ struct RunOptions {
   bool allow_faster_than_copy = false;
   std::string save_tensors;
   std::vector<std::string> plugins;
+  PythonCandidateOptions python;
 };
 
 int run(const RunOptions& o, const std::vector<std::string>& command_line) {
@@ -64,7 +66,9 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   settings.allow_mixed_devices = o.allow_mixed_devices;
   std::optional<DeviceSelection> devices;
   if (!o.devices.empty()) devices = parse_devices(o.devices);
-  auto plan = plan_run(config, settings);
+  // Before the filters too; the variants must outlive the run.
+  const std::vector<KernelVariant> candidates = python_candidates(o.python);
+  auto plan = plan_run(config, settings, candidates);
   std::optional<ShardRecord> shard;
   if (!o.shard.empty()) {
     const ShardSpec spec = parse_shard(o.shard);
@@ -76,6 +80,7 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   // Before the run, not after it, and before looking for a GPU.
   std::vector<std::string> inputs = plugins;
   if (!o.config_path.empty()) inputs.push_back(o.config_path);
+  for (const std::string& file : o.python.kernelbench_files) inputs.push_back(file);
   refuse_overwriting_inputs("--out", out, inputs);
   check_writable(out);
   if (!o.save_tensors.empty()) check_tensor_root(o.save_tensors);
@@ -145,6 +150,20 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   cmd->add_option("--plugin", o->plugins,
                   "Load kernels from this plugin (a shared library built against "
                   "normbench/plugin.h; repeatable)")
+      ->check(non_empty());
+  cmd->add_flag("--torch", o->python.torch,
+                "Also run PyTorch eager and torch.compile of each problem's op, as candidates "
+                "of this run (needs Python with PyTorch: python3, or NORMBENCH_PYTHON)");
+  cmd->add_option("--torch-compile-mode", o->python.compile_mode,
+                  "torch.compile's mode for --torch (default, reduce-overhead, max-autotune, ...)")
+      ->check(non_empty());
+  cmd->add_option("--python", o->python.callables,
+                  "Also run this Python function, module:function, called as function(x, weight, "
+                  "bias, problem) (docs/pytorch.md; repeatable)")
+      ->check(non_empty());
+  cmd->add_option("--kernelbench", o->python.kernelbench_files,
+                  "Also run this KernelBench-style file's ModelNew on the problems of its op "
+                  "(repeatable)")
       ->check(non_empty());
   cmd->add_option("--save-tensors", o->save_tensors,
                   "Write inputs, outputs and reference of every trial as .npy under this folder")

@@ -137,7 +137,8 @@ json activity_json(const std::optional<KernelActivity>& a) {
   return {{"operations", ops},
           {"from", a->from_timing ? "timed sample" : "checked launch"},
           {"device_median_ms", optional_json(a->device_median_ms)},
-          {"strays", a->strays.empty() ? json(nullptr) : json(a->strays)}};
+          {"strays", a->strays.empty() ? json(nullptr) : json(a->strays)},
+          {"label", a->label.empty() ? json(nullptr) : json(a->label)}};
 }
 
 json kernel_json(const KernelResult& k) {

@@ -39,6 +39,7 @@ struct KernelActivity {
   // Operations enqueued by no launch call that the trace saw before this kernel's first launch
   // while another kernel's launch came last: not charged to it, reported.
   std::string strays;
+  std::string label;  // what a reader should know of them (kOnlyPyTorchLabel), else empty
 };
 
 struct KernelResult {

@@ -34,7 +34,7 @@ void note_activity(const LaunchReport& launch, const RunContext& ctx, KernelResu
   if (!ctx.worker.device().untraced.empty()) return;
   const std::string strays = result.activity ? result.activity->strays : "";
   result.activity = KernelActivity{launch.operations, false, std::nullopt,
-                                   strays.empty() ? launch.activity_strays : strays};
+                                   strays.empty() ? launch.activity_strays : strays, ""};
 }
 
 // Why the problem's host tensors do not fit, if they do not.
@@ -259,7 +259,8 @@ void time_kernel(const ProblemConfig& problem, KernelRun& k, size_t index,
     k.result->activity = KernelActivity{
         report.operations, true, median(report.device_busy_us) / 1e3,
         k.result->activity && !k.result->activity->strays.empty() ? k.result->activity->strays
-                                                                  : report.activity_strays};
+                                                                  : report.activity_strays,
+        ""};
   TimingChecks checks;
   if (auto why = timing_failure(problem, report, reference, fresh, tensors, ctx, checks))
     return fail(k, KernelStatus::failed, "while timing: " + *why);
@@ -328,7 +329,9 @@ void run_problem(size_t index, const ProblemConfig& problem,
       KernelRun& k = runs[i];
       if (auto crash = loaded.planning_failures.find(i); crash != loaded.planning_failures.end())
         fail(k, KernelStatus::error, crash->second);
-      else if (const PlanSummary& plan = loaded.plans[i]; plan.unsupported)
+      else if (const PlanSummary& plan = loaded.plans[i]; plan.error)
+        fail(k, KernelStatus::error, *plan.error);
+      else if (plan.unsupported)
         fail(k, KernelStatus::not_supported, *plan.unsupported);
       else
         k.result->dispatches_to = plan.dispatches_to;
@@ -378,6 +381,11 @@ void run_problem(size_t index, const ProblemConfig& problem,
     if (!k.pending || !ctx.settings.timing) continue;
     ctx.progress.update(fmt::format("{}: timing {}", problem.id, k.result->id));
     time_kernel(problem, k, i, *reference, fresh, tensors, ctx);
+  }
+  for (KernelRun& k : runs) {
+    std::optional<KernelActivity>& activity = k.result->activity;
+    if (k.variant->python_submission && activity && only_pytorch_library(activity->operations))
+      activity->label = kOnlyPyTorchLabel;
   }
   derive_metrics(problem, ctx, result);
 }

@@ -65,10 +65,13 @@ void check_selects_work(const std::vector<PlannedProblem>& plan, const RunConfig
 }
 }  // namespace
 
-std::vector<PlannedProblem> plan_run(const RunConfig& config, const RunSettings& settings) {
+std::vector<PlannedProblem> plan_run(const RunConfig& config, const RunSettings& settings,
+                                     const std::vector<KernelVariant>& candidates) {
   std::vector<std::string> problem_ids, kernel_ids;
   for (const auto& p : config.problems) problem_ids.push_back(p.id);
   for (const auto& k : registered_kernels()) kernel_ids.push_back(k.id);
+  for (const auto& k : candidates)
+    if (!contains(kernel_ids, k.id)) kernel_ids.push_back(k.id);
   for (const auto& id : settings.problem_filter)
     if (!contains(problem_ids, id))
       throw UsageError("--problem " + shown(id) + ": no such problem in " + shown(config.source) +
@@ -82,10 +85,11 @@ std::vector<PlannedProblem> plan_run(const RunConfig& config, const RunSettings&
     if (!settings.problem_filter.empty() && !contains(settings.problem_filter, problem.id))
       continue;
     PlannedProblem planned{&problem, {}};
-    for (const auto& kernel : registered_kernels())
-      if (kernel.op == problem.shape.op &&
-          (settings.kernel_filter.empty() || contains(settings.kernel_filter, kernel.id)))
-        planned.kernels.push_back(&kernel);
+    for (const auto* kernels : {&registered_kernels(), &candidates})
+      for (const auto& kernel : *kernels)
+        if (kernel.op == problem.shape.op &&
+            (settings.kernel_filter.empty() || contains(settings.kernel_filter, kernel.id)))
+          planned.kernels.push_back(&kernel);
     plan.push_back(std::move(planned));
   }
   check_selects_work(plan, config, settings);

@@ -26,8 +26,11 @@ struct PlannedProblem {
 };
 
 // Applies --problem and --kernel filters; throws UsageError naming an unknown id and the
-// allowed ones. Needs no GPU.
-std::vector<PlannedProblem> plan_run(const RunConfig& config, const RunSettings& settings);
+// allowed ones. Needs no GPU. Each problem gets the registered kernels of its op, then the
+// `candidates` of its op (Python candidates: one variant per op, one id for all ops), which
+// must outlive the run.
+std::vector<PlannedProblem> plan_run(const RunConfig& config, const RunSettings& settings,
+                                     const std::vector<KernelVariant>& candidates = {});
 
 // --shard K/N: this run does shard `index` (1-based) of `count`.
 struct ShardSpec {

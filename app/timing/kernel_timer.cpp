@@ -61,7 +61,11 @@ TimingResult time_launches(const std::function<cudaError_t()>& launch,
                            const TimingSettings& settings, const L2Evictor* evictor,
                            cudaStream_t stream, const SampleHooks& hooks) {
   CudaEvent start, stop;
-  for (int i = 0; i < settings.warmup; ++i) launch_checked(launch, stream, start, stop);
+  auto launch_and_finish = [&] {
+    launch_checked(launch, stream, start, stop);
+    if (hooks.after_launch) NORMBENCH_CUDA_CHECK(hooks.after_launch());
+  };
+  for (int i = 0; i < settings.warmup; ++i) launch_and_finish();
   NORMBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (hooks.after_warmup) hooks.after_warmup();
 
@@ -74,8 +78,10 @@ TimingResult time_launches(const std::function<cudaError_t()>& launch,
     if (evictor && settings.flush_l2)
       NORMBENCH_CUDA_CHECK(evictor->evict(stream));
     else
-      NORMBENCH_CUDA_CHECK(hold_gpu(50.0, stream));
-    launch_checked(launch, stream, start, stop);
+      NORMBENCH_CUDA_CHECK(hold_gpu(std::max(50.0, hooks.hold_us), stream));
+    if (hooks.hold_us > 0.0 && evictor && settings.flush_l2)
+      NORMBENCH_CUDA_CHECK(hold_gpu(hooks.hold_us, stream));
+    launch_and_finish();
     result.escaped_us.push_back(drain_after(stream));
     float ms = 0.0f;
     NORMBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));

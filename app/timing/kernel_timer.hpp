@@ -33,6 +33,10 @@ struct SampleHooks {
   // Called once the sample and every other stream of the device finished: checks its output
   // (and accounts for the records of the activity trace, the warm-up launches' with the first).
   std::function<void(size_t sample)> after;
+  // Enqueued after every launch's end record, warm-ups included (KernelPlan::finish).
+  std::function<cudaError_t()> after_launch;
+  // The GPU is held at least this long before each sample's start record (KernelPlan::hold_us).
+  double hold_us = 0.0;
 };
 
 // One launch between two event records on `stream` (`start` and `stop`, which time it), the

@@ -60,7 +60,7 @@ ProblemSession::ProblemSession(const DeviceContext& device, const GpuConditions*
 std::optional<std::string> ProblemSession::allocate() {
   size_t workspace = 0;
   for (const KernelPlan& plan : plans_)
-    if (!plan.unsupported) workspace = std::max(workspace, plan.workspace_bytes);
+    if (!plan.unsupported && !plan.error) workspace = std::max(workspace, plan.workspace_bytes);
   const SharedLayout& l = layout_;
   // The inputs twice: the fresh inputs wait beside them.
   const double tensors = static_cast<double>(
@@ -212,14 +212,22 @@ LaunchReport ProblemSession::launch(size_t k, bool save_output) {
   NORMBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
   const KernelPlan& plan = plans_.at(k);
   const KernelArgs a = args();
-  if (const cudaError_t error =
-          traced_launch([&] { return plan.launch(a); }, activity_trace::next_launch_serial(),
-                        stream, launch_start_.get(), launch_stop_.get());
-      error != cudaSuccess) {
-    r.launch_error = refused_launch(error);
+  auto refused = [&](std::string why) {
+    r.launch_error = std::move(why);
     std::string ignored;
     account(k, ignored, ignored, "");  // the refused launch's records go with it
     return r;
+  };
+  try {
+    cudaError_t error =
+        traced_launch([&] { return plan.launch(a); }, activity_trace::next_launch_serial(), stream,
+                      launch_start_.get(), launch_stop_.get());
+    if (error == cudaSuccess && plan.finish) error = plan.finish(a);
+    if (error != cudaSuccess) return refused(refused_launch(error));
+  } catch (const KernelLaunchError& e) {
+    cudaGetLastError();
+    NORMBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+    return refused(e.what());
   }
   r.escaped_us = drain_after(stream);
   NORMBENCH_CUDA_CHECK(check_guards());
@@ -263,6 +271,8 @@ TimingReport ProblemSession::time(const TimingRequest& request, const L2Evictor&
       if (const cudaError_t e = swap_fresh_inputs(); e != cudaSuccess) return e;
     return poison();
   };
+  if (plan.finish) hooks.after_launch = [&] { return plan.finish(a); };
+  hooks.hold_us = plan.hold_us;
   const size_t k = request.kernel;
   hooks.after_warmup = [&] {
     drain_after(stream);

@@ -17,13 +17,14 @@ GuardDamage guard_from(const json& j) {
 json operations_json(const std::vector<OperationSummary>& ops) {
   json out = json::array();
   for (const OperationSummary& op : ops)
-    out.push_back({to_string(op.kind), op.name, op.stream, op.duration_us});
+    out.push_back({to_string(op.kind), op.name, op.stream, op.duration_us, op.pytorch_library});
   return out;
 }
 std::vector<OperationSummary> operations_from(const json& j) {
   std::vector<OperationSummary> ops;
   for (const json& op : j)
-    ops.push_back({operation_kind_from(op.at(0).get<std::string>()), op.at(1), op.at(2), op.at(3)});
+    ops.push_back({operation_kind_from(op.at(0).get<std::string>()), op.at(1), op.at(2), op.at(3),
+                   op.at(4).get<bool>()});
   return ops;
 }
 StopReason stop_from(const std::string& s) {
@@ -33,6 +34,7 @@ StopReason stop_from(const std::string& s) {
 
 json to_json(const KernelPlan& p) {
   return {{"unsupported", p.unsupported ? json(*p.unsupported) : json(nullptr)},
+          {"error", p.error ? json(*p.error) : json(nullptr)},
           {"dispatches_to", p.dispatches_to},
           {"workspace_bytes", p.workspace_bytes}};
 }
@@ -40,6 +42,7 @@ json to_json(const KernelPlan& p) {
 PlanSummary plan_summary_from(const json& j) {
   PlanSummary s;
   if (!j.at("unsupported").is_null()) s.unsupported = j.at("unsupported").get<std::string>();
+  if (!j.at("error").is_null()) s.error = j.at("error").get<std::string>();
   s.dispatches_to = j.at("dispatches_to");
   s.workspace_bytes = j.at("workspace_bytes");
   return s;

@@ -27,6 +27,7 @@ namespace normbench {
 // runs the kernel's own code).
 struct PlanSummary {
   std::optional<std::string> unsupported;
+  std::optional<std::string> error;  // KernelPlan::error
   std::string dispatches_to;
   size_t workspace_bytes = 0;
 };

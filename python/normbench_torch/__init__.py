@@ -1,5 +1,7 @@
-"""normbench_torch: PyTorch, callables and KernelBench-style submissions on normbench's
-problems, with normbench's inputs, verification, timing method and report schema.
-`python -m normbench_torch --help`; the modules import without torch (only running needs it)."""
+"""normbench_torch: what only Python can do for normbench. normbench's device worker embeds a
+Python interpreter and calls normbench_torch.bridge to build and call Python candidates
+(`normbench run --torch`, `--python module:function`, `--kernelbench FILE.py`) on its own device
+buffers and stream; everything else (inputs, reference, verification, checks, timing, report)
+is normbench's. The modules import without torch; building a candidate needs it."""
 
-__version__ = "3"  # 3: dtypes, layouts, rms_norm and add_rms_norm; mismatches name their tensor
+__version__ = "4"  # 4: candidates of normbench's own harness (the worker's embedded Python)

@@ -1,29 +1,26 @@
-"""What this package evaluates on normbench's problems, besides normbench's own kernels:
+"""The Python candidates normbench runs, each built once per problem by the bridge:
 
-  torch.eager        torch.nn.functional: layer_norm, group_norm, rms_norm; layer_norm_gelu_scale
-                     as gelu(layer_norm(x), approximate='none') * scale; add_rms_norm as
-                     s = x + residual; y = rms_norm(s), returning (y, s)
-  torch.compile      torch.compile of the same function (dynamic=False, fullgraph=True)
-  callable.<name>    --callable module:function, called as function(x, weight, bias, problem)
-                     with torch tensors on the GPU (weight None when not affine, bias None
-                     without one; x channels-last for an nhwc problem) and the problem (a dict:
-                     op, shape, eps, dtype, param_dtype, layout, has_bias, ...); returns y. For
-                     add_rms_norm: function(x, weight, bias, problem, residual=r) returns (y, s).
-  kernelbench.<stem> --kernelbench FILE.py: a KernelBench-style ModelNew computing layer_norm
-                     or group_norm (kernelbench.py)
+  torch.eager         torch.nn.functional: layer_norm, group_norm, rms_norm; layer_norm_gelu_scale
+                      as gelu(layer_norm(x), approximate='none') * scale; add_rms_norm as
+                      s = x + residual; y = rms_norm(s), returning (y, s)
+  torch.compile       torch.compile of the same function (dynamic=False, fullgraph=True)
+  python.<m>.<f>      --python module:function, called as function(x, weight, bias, problem)
+                      with torch tensors on the GPU (weight None when not affine, bias None
+                      without one; x channels-last for an nhwc problem) and the problem (a dict:
+                      op, shape, eps, dtype, param_dtype, layout, has_bias, ...); returns y. For
+                      add_rms_norm: function(x, weight, bias, problem, residual=r) returns (y, s).
+                      A function with a parameter named `out` is given normbench's output
+                      instead (y, or (y, s) for add_rms_norm), writes it and returns nothing.
+  kernelbench.<stem>  --kernelbench FILE.py: a KernelBench-style ModelNew (kernelbench.py)
 
-Every output must have x's logical shape, dtype and device (its memory format may differ:
-verification is logical). Each candidate is instantiated per problem; a candidate that cannot
-take a problem says why (NotSupported), one that fails to import, compile or build ends `error`
-with the reason.
+A candidate that cannot take a problem says why (NotSupported: status not_supported); one that
+fails to import, compile or build raises CandidateError (status error, with the reason).
 """
 
 import importlib
+import inspect
 import os
 import sys
-
-from .dtypes import torch_dtype
-from .errors import UsageError
 
 
 class NotSupported(Exception):
@@ -34,6 +31,27 @@ class CandidateError(Exception):
     """The candidate failed to import, compile or build: status error."""
 
 
+def describe_error(e):
+    lines = str(e).strip().splitlines()
+    return "%s: %s" % (type(e).__name__, lines[-1] if lines else "")
+
+
+def torch_dtype(torch, name):
+    return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
+
+
+class Built:
+    """A candidate built for one problem. call(x, weight, bias, residual, out) returns y or
+    (y, s), or writes `out` (y or (y, s)) when in_place."""
+
+    def __init__(self, call, in_place=False, bind=None):
+        self.call = call
+        self.in_place = in_place
+        # bind(weight, bias): called once with normbench's weight and bias tensors (a
+        # KernelBench model's parameters become views of them).
+        self.bind = bind or (lambda weight, bias: None)
+
+
 def op_function(p):
     """The problem's op in torch.nn.functional: f(x, weight, bias, residual) -> y, or (y, s)
     for add_rms_norm."""
@@ -42,7 +60,7 @@ def op_function(p):
     if op == "group_norm":
         groups = p["groups"]
         return lambda x, w, b, r: F.group_norm(x, groups, w, b, eps)
-    shape = tuple(p["normalized_shape"])
+    shape = tuple(p["normalized_shape"] or ())
     if op == "layer_norm":
         return lambda x, w, b, r: F.layer_norm(x, shape, w, b, eps)
     if op == "layer_norm_gelu_scale":
@@ -60,143 +78,73 @@ def op_function(p):
     raise NotSupported("torch.nn.functional has no op %s" % op)
 
 
-# How the ops that torch.nn.functional has no single function for are written.
-TORCH_FORMS = {"layer_norm_gelu_scale": "gelu(layer_norm(x)) * scale",
-               "add_rms_norm": "s = x + residual; y = rms_norm(s)"}
-
-
-def promoted_dtype(torch, p, fn, device=None):
-    """The dtype of y that `fn` returns on a problem's dtypes (one small sample of it), or None
-    when it is x's. The composite rms_norm of PyTorch 2.5 and earlier multiplies its result,
-    already rounded to x's dtype, by the weight: a float32 weight on bfloat16 x gives float32
-    (seen with 2.5.1; later versions multiply first and return x's dtype)."""
-    device = device or torch.device("cuda", torch.cuda.current_device())
-    dtype, param = torch_dtype(torch, p["dtype"]), torch_dtype(torch, p["param_dtype"])
-    shape = ([1, p["channels"]] + [1] * (len(p["shape"]) - 2) if p["op"] == "group_norm"
-             else [1] + list(p["normalized_shape"]))
-    x = torch.rand(shape, device=device).to(dtype)
-    r = torch.rand(shape, device=device).to(dtype) if p["has_residual"] else None
-    w = torch.ones(p["param_shape"], dtype=param, device=device) if p["affine"] else None
-    b = torch.zeros(p["param_shape"], dtype=param, device=device) if p["has_bias"] else None
-    try:
+def in_dtype_of_x(fn):
+    """fn with y cast to x's dtype where PyTorch returns another (its composite rms_norm of 2.5
+    and earlier multiplies a bfloat16 result by a float32 weight and returns float32). The
+    check costs a comparison per call; the cast, where needed, is part of the call."""
+    def call(x, w, b, r):
         out = fn(x, w, b, r)
-    except RuntimeError as e:
-        # PyTorch declining the dtypes (its group_norm takes no float32 weight with bfloat16 x:
-        # "expected scalar type BFloat16 but found Float") is PyTorch not supporting the
-        # problem, not a failure of the candidate.
-        if "scalar type" not in str(e) and "dtype" not in str(e):
-            raise
-        raise NotSupported("PyTorch's %s refuses %s weights with %s data: %s" % (
+        y = out[0] if isinstance(out, tuple) else out
+        if y.dtype == x.dtype:
+            return out
+        return (y.to(x.dtype),) + tuple(out[1:]) if isinstance(out, tuple) else y.to(x.dtype)
+    return call
+
+
+def refused_dtypes(p, e):
+    """PyTorch declining the problem's dtypes (its group_norm takes no float32 weight with
+    bfloat16 x: "expected scalar type BFloat16 but found Float") is PyTorch not supporting the
+    problem, not a failure of the candidate."""
+    if "scalar type" in str(e) or "dtype" in str(e):
+        return NotSupported("PyTorch's %s refuses %s weights with %s data: %s" % (
             p["op"], p["param_dtype"], p["dtype"], describe_error(e)))
-    y = out[0] if isinstance(out, tuple) else out
-    return None if y.dtype == dtype else y.dtype
+    return None
 
 
-def torch_function(torch, p):
-    """(f, note): the op's function, with y cast to x's dtype where PyTorch returns another
-    (the note says so, for the candidate's description)."""
-    fn = op_function(p)
-    promoted = promoted_dtype(torch, p, fn)
-    if promoted is None:
-        return fn, None
-    dtype = torch_dtype(torch, p["dtype"])
-
-    def cast(x, w, b, r):
-        out = fn(x, w, b, r)
-        if isinstance(out, tuple):
-            return (out[0].to(dtype),) + out[1:]
-        return out.to(dtype)
-    return cast, "y cast to %s: PyTorch returns %s here" % (p["dtype"], str(promoted).replace("torch.", ""))
+def torch_eager(torch, p):
+    fn = in_dtype_of_x(op_function(p))
+    return Built(lambda x, w, b, r, out: fn(x, w, b, r))
 
 
-class Instance:
-    """A candidate built for one problem: call(x, w, b, r) -> y or (y, s); load(w, b) before
-    each trial; note: what the description should add (a cast, say), or None."""
-
-    def __init__(self, call, load=None, note=None):
-        self.call = call
-        self.load = load or (lambda w, b: None)
-        self.note = note
+def torch_compile(torch, p, mode):
+    import torch._dynamo
+    torch._dynamo.reset()  # a fresh cache per problem: no recompile limit across problems
+    fn = torch.compile(in_dtype_of_x(op_function(p)), mode=mode, dynamic=False, fullgraph=True)
+    return Built(lambda x, w, b, r, out: fn(x, w, b, r))
 
 
-class TorchEager:
-    id = "torch.eager"
-    origin = None
-
-    def describe(self, p):
-        return "torch.nn.functional (%s), eager" % TORCH_FORMS.get(p["op"], p["op"])
-
-    def instantiate(self, torch, p):
-        fn, note = torch_function(torch, p)
-        return Instance(fn, note=note)
-
-
-class TorchCompile:
-    id = "torch.compile"
-    origin = None
-
-    def __init__(self, mode):
-        self.mode = mode
-
-    def describe(self, p):
-        return "torch.compile of the torch.nn.functional function (mode %s)" % self.mode
-
-    def instantiate(self, torch, p):
-        import torch._dynamo
-        torch._dynamo.reset()  # a fresh cache per problem: no recompile limit across problems
-        fn, note = torch_function(torch, p)
-        return Instance(torch.compile(fn, mode=self.mode, dynamic=False, fullgraph=True), note=note)
-
-
-def describe_error(e):
-    first = str(e).strip().splitlines()
-    return "%s: %s" % (type(e).__name__, first[-1] if first else "")
-
-
-class Callable:
-    """--callable module:function."""
-
-    def __init__(self, spec):
-        if spec.count(":") != 1 or not all(spec.split(":")):
-            raise UsageError("--callable %s: expected module:function" % spec)
-        self.module, self.function = spec.split(":")
-        self.id = "callable." + spec.replace(":", ".")
-        self.origin = spec
-        self._fn = None
-        self._error = None
-
-    def describe(self, p):
-        if p["has_residual"]:
-            return "%s(x, weight, bias, problem, residual=residual) -> (y, s)" % self.origin
-        return "%s(x, weight, bias, problem)" % self.origin
-
-    def _load(self):
-        if self._fn is None and self._error is None:
-            try:
-                if os.getcwd() not in sys.path:
-                    sys.path.insert(0, os.getcwd())
-                fn = getattr(importlib.import_module(self.module), self.function)
-                if not callable(fn):
-                    raise TypeError("%s is not callable" % self.origin)
-                self._fn = fn
-            except Exception as e:  # the submission's own import: anything can happen
-                self._error = "cannot import %s: %s" % (self.origin, describe_error(e))
-        if self._error:
-            raise CandidateError(self._error)
-        return self._fn
-
-    def instantiate(self, torch, p):
-        fn = self._load()
-        problem = callable_problem(p)
-        if p["has_residual"]:
-            return Instance(lambda x, w, b, r: fn(x, w, b, problem, residual=r))
-        return Instance(lambda x, w, b, r: fn(x, w, b, problem))
+def import_callable(spec):
+    """module:function, imported from the working directory or the module path."""
+    module, function = spec.split(":")
+    try:
+        if os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())
+        fn = getattr(importlib.import_module(module), function)
+    except BaseException as e:  # the submission's own import: anything can happen
+        raise CandidateError("cannot import %s: %s" % (spec, describe_error(e)))
+    if not callable(fn):
+        raise CandidateError("%s is not callable" % spec)
+    return fn
 
 
 def callable_problem(p):
-    """The problem as a callable sees it: a fresh dict each problem (a callable that changes it
+    """The problem as a function sees it: a fresh dict each problem (a function that changes it
     changes nothing here)."""
-    problem = {k: p[k] for k in ("id", "op", "shape", "normalized_shape", "groups", "eps",
-                                 "scale", "affine", "has_bias", "dtype", "param_dtype", "layout")}
-    return dict(problem, shape=list(p["shape"]), normalized_shape=(
-        list(p["normalized_shape"]) if p["normalized_shape"] is not None else None))
+    keys = ("op", "shape", "normalized_shape", "groups", "eps", "scale", "affine", "has_bias",
+            "dtype", "param_dtype", "layout")
+    return {k: (list(p[k]) if isinstance(p[k], list) else p[k]) for k in keys}
+
+
+def python_function(fn, p):
+    problem = callable_problem(p)
+    try:
+        in_place = "out" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # a builtin without a signature
+        in_place = False
+    if p["has_residual"]:
+        if in_place:
+            return Built(lambda x, w, b, r, out: fn(x, w, b, problem, residual=r, out=out), True)
+        return Built(lambda x, w, b, r, out: fn(x, w, b, problem, residual=r))
+    if in_place:
+        return Built(lambda x, w, b, r, out: fn(x, w, b, problem, out=out), True)
+    return Built(lambda x, w, b, r, out: fn(x, w, b, problem))

@@ -1,16 +1,15 @@
 """--kernelbench FILE.py: a KernelBench-style submission, whose ModelNew computes layer_norm or
 group_norm. ModelNew is built per problem from its constructor's parameter names
 (normalized_shape, num_features or num_channels, num_groups, eps, elementwise_affine or
-affine), and normbench's weight and bias are loaded into its parameters of their shape before
-each trial. Other ops are not_supported: KernelBench's RMSNorm normalizes over dim 1, not a
-trailing normalized_shape (--callable takes those)."""
+affine), and its parameters of the problem's weight and bias shape become views of normbench's
+weight and bias. Other ops are not_supported: KernelBench's RMSNorm normalizes over dim 1, not a
+trailing normalized_shape (--python takes those)."""
 
 import importlib.util
 import inspect
 import os
 
-from .candidates import CandidateError, Instance, NotSupported, describe_error
-from .errors import UsageError
+from .candidates import Built, CandidateError, NotSupported, describe_error, torch_dtype
 
 
 # KernelBench's models take these constructor parameters; the op they imply.
@@ -26,7 +25,7 @@ def kernelbench_arguments(parameters, p):
         why = (" (a KernelBench RMSNorm normalizes over dim 1, not normbench's trailing "
                "normalized_shape)" if p["op"] in ("rms_norm", "add_rms_norm") else "")
         raise NotSupported("the KernelBench adapter takes LayerNorm and GroupNorm models only%s; "
-                           "the problem is %s: use --callable" % (why, p["op"]))
+                           "the problem is %s: use --python" % (why, p["op"]))
     names = {name for name, _ in parameters}
     implied = ("group_norm" if names & _GROUP_NORM_NAMES else
                "layer_norm" if names & _LAYER_NORM_NAMES else None)
@@ -53,72 +52,64 @@ def kernelbench_arguments(parameters, p):
     return kwargs
 
 
-class KernelBench:
-    """--kernelbench FILE.py: a KernelBench-style submission (a ModelNew class)."""
-
-    def __init__(self, path):
-        if not os.path.isfile(path):
-            raise UsageError("--kernelbench %s: no such file" % path)
-        self.path = path
+def load_model_class(path):
+    """ModelNew of a KernelBench-style file, executed once per worker (which builds its
+    load_inline extensions, if any)."""
+    try:
         stem = os.path.splitext(os.path.basename(path))[0]
-        self.id = "kernelbench." + "".join(c if c.isalnum() or c in "_-" else "_" for c in stem)
-        self.origin = path
-        self._class = None
-        self._error = None
+        name = "normbench_submission_" + "".join(c if c.isalnum() else "_" for c in stem)
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        model = getattr(module, "ModelNew", None)
+        if model is None:
+            raise AttributeError("%s defines no ModelNew" % path)
+        return model
+    except BaseException as e:  # the submission's own code: anything can happen
+        raise CandidateError("cannot import %s: %s" % (path, describe_error(e)))
 
-    def describe(self, p):
-        return "KernelBench-style ModelNew from %s" % self.path
 
-    def _load(self):
-        if self._class is None and self._error is None:
-            try:
-                name = "normbench_submission_" + self.id.split(".", 1)[1]
-                spec = importlib.util.spec_from_file_location(name, self.path)
-                module = importlib.util.module_from_spec(spec)
-                spec.loader.exec_module(module)  # builds load_inline extensions, if any
-                model = getattr(module, "ModelNew", None)
-                if model is None:
-                    raise AttributeError("%s defines no ModelNew" % self.path)
-                self._class = model
-            except Exception as e:
-                self._error = "cannot import %s: %s" % (self.path, describe_error(e))
-        if self._error:
-            raise CandidateError(self._error)
-        return self._class
+def kernelbench_model(torch, cls, p):
+    """ModelNew built for problem p. Its weight and bias parameters become views of normbench's
+    weight and bias (bind), in the problem's parameter dtype: the fresh inputs that normbench
+    swaps in between timed samples reach the model as they reach every kernel, and no copy is
+    made per call."""
+    signature = inspect.signature(cls.__init__)
+    parameters = [(name, param.default is not inspect.Parameter.empty)
+                  for name, param in list(signature.parameters.items())[1:]
+                  if param.kind not in (param.VAR_POSITIONAL, param.VAR_KEYWORD)]
+    kwargs = kernelbench_arguments(parameters, p)
+    try:
+        model = cls(**kwargs).cuda().eval()
+    except BaseException as e:
+        raise CandidateError("ModelNew(%s) failed: %s" % (
+            ", ".join("%s=%r" % kv for kv in kwargs.items()), describe_error(e)))
+    weight, bias = find_affine_parameters(model, tuple(p["param_shape"]))
+    missing = [n for n, want, got in (("weight", p["affine"], weight), ("bias", p["has_bias"], bias))
+               if want and got is None]
+    if missing:
+        raise NotSupported("ModelNew has no %s parameter of shape %s to load the problem's into"
+                           % (" and ".join(missing), list(p["param_shape"])))
+    param_dtype = torch_dtype(torch, p["param_dtype"])
 
-    def instantiate(self, torch, p):
-        cls = self._load()
-        signature = inspect.signature(cls.__init__)
-        parameters = [(name, param.default is not inspect.Parameter.empty)
-                      for name, param in list(signature.parameters.items())[1:]
-                      if param.kind not in (param.VAR_POSITIONAL, param.VAR_KEYWORD)]
-        kwargs = kernelbench_arguments(parameters, p)
-        try:
-            model = cls(**kwargs).cuda().eval()
-        except Exception as e:
-            raise CandidateError("ModelNew(%s) failed: %s" % (
-                ", ".join("%s=%r" % kv for kv in kwargs.items()), describe_error(e)))
-        weight, bias = find_affine_parameters(model, tuple(p["param_shape"]))
-        missing = [n for n, want, got in (("weight", p["affine"], weight), ("bias", p["has_bias"], bias))
-                   if want and got is None]
-        if missing:
-            raise NotSupported("ModelNew has no %s parameter of shape %s to load the problem's into"
-                               % (" and ".join(missing), list(p["param_shape"])))
+    def bind(w, b):
+        # A parameter the problem has no tensor for keeps 1s (weight) or 0s (bias), which
+        # compute the same as none.
+        with torch.no_grad():
+            for param, given, fill in ((weight, w, 1.0), (bias, b, 0.0)):
+                if param is None:
+                    continue
+                param.requires_grad_(False)
+                if given is not None:
+                    param.data = given
+                else:
+                    param.data = torch.full_like(param.data, fill, dtype=param_dtype)
 
-        def load(w, b):
-            # copy_ widens a bfloat16 or float16 weight exactly into a float32 parameter; a
-            # problem without a weight or bias gets 1s or 0s, which compute the same.
-            with torch.no_grad():
-                if weight is not None:
-                    weight.copy_(w if w is not None else torch.ones_like(weight))
-                if bias is not None:
-                    bias.copy_(b if b is not None else torch.zeros_like(bias))
+    def call(x, w, b, r, out):
+        with torch.no_grad():
+            return model(x)
 
-        def call(x, w, b, r):
-            with torch.no_grad():
-                return model(x)
-
-        return Instance(call, load)
+    return Built(call, bind=bind)
 
 
 def find_affine_parameters(model, shape):

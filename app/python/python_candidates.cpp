@@ -1,0 +1,207 @@
+#include "app/python/python_candidates.hpp"
+
+#include <cuda_runtime_api.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <climits>
+#include <cstdlib>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "app/device/cuda_check.hpp"
+#include "app/python/embedded_python.hpp"
+#include "app/python/python_setup.hpp"
+#include "app/util/errors.hpp"
+#include "app/util/file_safe_name.hpp"
+#include "app/util/shown_text.hpp"
+#include "app/util/text_file.hpp"
+
+namespace normbench {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::string id_part(const std::string& text) {
+  std::string out;
+  for (char c : text)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') ? c : '_';
+  return out;
+}
+
+// How PyTorch computes an op (torch.nn.functional has no single function for some).
+std::string torch_form(Op op) {
+  switch (op) {
+    case Op::layer_norm_gelu_scale:
+      return "gelu(layer_norm(x)) * scale";
+    case Op::add_rms_norm:
+      return "s = x + residual; y = rms_norm(s)";
+    default:
+      return std::string(op_name(op));
+  }
+}
+
+json param_shape(const ProblemShape& p) {
+  if (p.op == Op::group_norm) return json::array({p.channels});
+  return p.normalized_shape;
+}
+
+// The problem as the bridge (and a --python function) sees it.
+json problem_json(const ProblemShape& p) {
+  return {{"op", op_name(p.op)},
+          {"shape", p.shape},
+          {"normalized_shape", p.op == Op::group_norm ? json(nullptr) : json(p.normalized_shape)},
+          {"groups", p.op == Op::group_norm ? json(p.groups) : json(nullptr)},
+          {"channels", p.channels},
+          {"eps", p.eps},
+          {"scale", p.scale},
+          {"affine", p.affine},
+          {"has_bias", p.has_bias},
+          {"has_residual", p.has_residual()},
+          {"dtype", dtype_name(p.dtype)},
+          {"param_dtype", dtype_name(p.param_dtype)},
+          {"layout", layout_name(p.layout)},
+          {"param_shape", param_shape(p)}};
+}
+
+uint64_t address(const void* p) {
+  return reinterpret_cast<uint64_t>(p);
+}
+
+json launch_request(int64_t handle, const KernelArgs& a) {
+  return {{"handle", handle},
+          {"x", address(a.x)},
+          {"residual", address(a.residual)},
+          {"weight", address(a.weight)},
+          {"bias", address(a.bias)},
+          {"y", address(a.y)},
+          {"sum", address(a.sum)},
+          {"stream", address(a.stream)}};
+}
+
+// A bridge answer with "error" ends the launch with that reason (KernelLaunchError).
+void check_answer(const std::string& text) {
+  const json answer = json::parse(text);
+  if (answer.contains("error")) throw KernelLaunchError(answer.at("error").get<std::string>());
+}
+
+KernelVariant candidate_variant(Op op, const std::string& id, const std::string& description,
+                                const std::string& origin, const json& candidate,
+                                const std::shared_ptr<const PythonSetup>& setup) {
+  KernelVariant v;
+  v.op = op;
+  v.id = id;
+  v.description = description;
+  v.origin = origin;
+  v.python_submission = candidate.at("kind") == "python" || candidate.at("kind") == "kernelbench";
+  v.accepts = Accepts::everything();
+  v.plan = [candidate, setup](const ProblemShape& p, const DeviceCaps&) {
+    int device = 0;
+    cudaGetDevice(&device);
+    const json request = {
+        {"candidate", candidate}, {"problem", problem_json(p)}, {"device", device}};
+    KernelPlan plan;
+    json answer;
+    try {
+      answer = json::parse(call_python_bridge(*setup, "plan", request.dump()));
+    } catch (const std::exception& e) {
+      plan.error = e.what();
+      return plan;
+    }
+    if (answer.contains("unsupported"))
+      return KernelPlan::declined(answer.at("unsupported").get<std::string>());
+    if (answer.contains("error")) {
+      plan.error = answer.at("error").get<std::string>();
+      return plan;
+    }
+    const int64_t handle = answer.at("handle");
+    plan.hold_us = kPythonHoldUs;
+    plan.launch = [setup, handle](const KernelArgs& a) {
+      check_answer(call_python_bridge(*setup, "launch", launch_request(handle, a).dump()));
+      return cudaSuccess;
+    };
+    if (!answer.value("in_place", false))
+      plan.finish = [setup, handle](const KernelArgs& a) {
+        check_answer(call_python_bridge(*setup, "finish", launch_request(handle, a).dump()));
+        return cudaSuccess;
+      };
+    return plan;
+  };
+  return v;
+}
+
+}  // namespace
+
+std::string callable_id(const std::string& spec) {
+  const size_t colon = spec.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == spec.size() ||
+      spec.find(':', colon + 1) != std::string::npos)
+    throw UsageError("--python " + shown(spec) + ": expected module:function (e.g. my_norms:rms)");
+  return "python." + id_part(spec.substr(0, colon)) + "." + id_part(spec.substr(colon + 1));
+}
+
+std::string kernelbench_id(const std::string& path) {
+  std::string stem = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+  if (stem.size() > 3 && stem.compare(stem.size() - 3, 3, ".py") == 0) stem.resize(stem.size() - 3);
+  return "kernelbench." + id_part(stem);
+}
+
+std::vector<KernelVariant> python_candidates(const PythonCandidateOptions& o) {
+  if (!o.any()) return {};
+  struct Candidate {
+    std::string id, origin;
+    json spec;
+  };
+  std::vector<Candidate> asked;
+  if (o.torch) {
+    asked.push_back({"torch.eager", "PyTorch", {{"kind", "torch.eager"}}});
+    asked.push_back(
+        {"torch.compile", "PyTorch", {{"kind", "torch.compile"}, {"mode", o.compile_mode}}});
+  }
+  for (const std::string& spec : o.callables)
+    asked.push_back({callable_id(spec), spec, {{"kind", "python"}, {"spec", spec}}});
+  for (const std::string& path : o.kernelbench_files) {
+    if (const std::string why = why_not_a_regular_file(path); !why.empty())
+      throw UsageError("--kernelbench " + shown(path) + ": " + why);
+    if (access(path.c_str(), R_OK) != 0)
+      throw UsageError("--kernelbench " + shown(path) + ": cannot be read");
+    char resolved[PATH_MAX];
+    const std::string absolute = realpath(path.c_str(), resolved) ? resolved : path;
+    asked.push_back({kernelbench_id(path), path, {{"kind", "kernelbench"}, {"path", absolute}}});
+  }
+  std::set<std::string> ids;
+  for (const Candidate& c : asked) {
+    if (c.id.size() > kMaxFileSafeNameLength)
+      throw UsageError(shown(c.origin) + ": its id " + shown(c.id) + " is longer than " +
+                       std::to_string(kMaxFileSafeNameLength) + " characters");
+    if (!ids.insert(c.id).second)
+      throw UsageError(shown(c.origin) + ": another candidate has the id " + shown(c.id) +
+                       " (candidates are told apart by module and function, or file name)");
+  }
+
+  std::string what = o.torch ? "--torch" : !o.callables.empty() ? "--python" : "--kernelbench";
+  const auto setup = std::make_shared<const PythonSetup>(find_python(what));
+  const std::string with = " (Python " + setup->version + ", PyTorch " + setup->torch_version + ")";
+  std::vector<KernelVariant> variants;
+  for (const Candidate& c : asked)
+    for (Op op : kAllOps) {
+      std::string description;
+      const std::string kind = c.spec.at("kind");
+      if (kind == "torch.eager")
+        description = "PyTorch eager: torch.nn.functional (" + torch_form(op) + ")" + with;
+      else if (kind == "torch.compile")
+        description = "torch.compile (mode " + o.compile_mode +
+                      ", fullgraph, static shapes) of torch.nn.functional (" + torch_form(op) +
+                      ")" + with;
+      else if (kind == "python")
+        description = "Python function " + c.origin + with;
+      else
+        description = "KernelBench-style ModelNew from " + c.origin + with;
+      variants.push_back(candidate_variant(op, c.id, description, c.origin, c.spec, setup));
+    }
+  return variants;
+}
+
+}  // namespace normbench

@@ -1,0 +1,261 @@
+"""The Python side of normbench's device worker (app/python/embedded_python.hpp). The worker
+embeds this interpreter and calls plan, launch and finish, each with one JSON text, each
+returning one; nothing here raises into the worker (an exception comes back as {"error": why}).
+
+  plan     {candidate, problem, device}  -> {handle, in_place} | {unsupported} | {error}
+           builds the candidate for the problem (imports, builds extensions, compiles: untimed)
+  launch   {handle, x, residual, weight, bias, y, sum, stream} -> {} | {error}
+           one call of the candidate on normbench's buffers (device addresses) with the given
+           stream current: what normbench times
+  finish   (as launch) -> {} | {error}
+           after the timed region, on the same stream: a returned output is copied into
+           normbench's guarded y (and s), converting its memory format if it differs
+
+Tensors are normbench's own memory, viewed through __cuda_array_interface__ (no copy): x in
+the problem's layout, weight and bias in its parameter dtype. The views are made once per set
+of addresses, so that a timed call pays for nothing but the candidate.
+"""
+
+import json
+
+from .candidates import (CandidateError, NotSupported, describe_error, import_callable,
+                         python_function, refused_dtypes, torch_compile, torch_dtype, torch_eager)
+from .kernelbench import kernelbench_model, load_model_class
+
+_state = {"problem": None, "handles": {}, "next": 1, "callables": {}, "classes": {}}
+
+
+def _answer(work, text):
+    try:
+        return json.dumps(work(json.loads(text)))
+    except CandidateError as e:  # a reason of the bridge's own, already in words
+        return json.dumps({"error": str(e)})
+    except BaseException as e:  # the candidate's code runs here: anything can happen
+        return json.dumps({"error": describe_error(e)})
+
+
+def plan(text):
+    return _answer(_plan, text)
+
+
+def launch(text):
+    return _answer(lambda r: _state["handles"][r["handle"]].launch(r), text)
+
+
+def finish(text):
+    return _answer(lambda r: _state["handles"][r["handle"]].finish(r), text)
+
+
+class _View:
+    """normbench's device memory as __cuda_array_interface__ sees it."""
+
+    def __init__(self, address, shape, strides, typestr):
+        self.__cuda_array_interface__ = {"version": 2, "data": (address, False),
+                                         "shape": tuple(shape), "strides": tuple(strides),
+                                         "typestr": typestr}
+
+
+_TYPESTR = {"float32": "<f4", "float16": "<f2", "bfloat16": "<i2"}  # bfloat16: viewed after
+_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
+
+
+def element_strides(shape, channels_last):
+    """Strides in elements of a contiguous tensor of `shape` in the logical order, or stored
+    (N, spatial..., C) when channels_last (normbench's nhwc)."""
+    if not channels_last:
+        strides, step = [], 1
+        for extent in reversed(shape):
+            strides.insert(0, step)
+            step *= extent
+        return strides
+    n, c, spatial = shape[0], shape[1], shape[2:]
+    strides = [0] * len(shape)
+    strides[1] = 1
+    step = c
+    for d in range(len(shape) - 1, 1, -1):
+        strides[d] = step
+        step *= shape[d]
+    strides[0] = step
+    return strides
+
+
+def view(torch, address, shape, dtype, channels_last, device):
+    """A torch tensor over normbench's memory at `address` (None for address 0)."""
+    if not address:
+        return None
+    size = _BYTES[dtype]
+    strides = [s * size for s in element_strides(list(shape), channels_last)]
+    t = torch.as_tensor(_View(address, shape, strides, _TYPESTR[dtype]), device=device)
+    return t.view(torch.bfloat16) if dtype == "bfloat16" else t
+
+
+def _plan(request):
+    import torch
+    p, candidate = request["problem"], request["candidate"]
+    if p != _state["problem"]:  # a new problem: the last one's candidates and memory go
+        _state["handles"].clear()
+        _state["problem"] = p
+        torch.cuda.empty_cache()
+    device = torch.device("cuda", request["device"])
+    torch.cuda.set_device(device)
+    try:
+        built = _build(torch, candidate, p)
+        prepared = _Prepared(torch, built, p, device)
+        prepared.warm_up(candidate["kind"] == "torch.compile")
+    except NotSupported as e:
+        return {"unsupported": str(e)}
+    except CandidateError as e:
+        return {"error": str(e)}
+    except BaseException as e:
+        refused = refused_dtypes(p, e) if candidate["kind"].startswith("torch.") else None
+        if refused is not None:
+            return {"unsupported": str(refused)}
+        return {"error": "%s: %s" % (_when(candidate), describe_error(e))}
+    finally:
+        torch.cuda.synchronize(device)
+        torch.cuda.empty_cache()  # normbench allocates the problem's memory after planning
+    handle = _state["next"]
+    _state["next"] += 1
+    _state["handles"][handle] = prepared
+    return {"handle": handle, "in_place": built.in_place}
+
+
+def _when(candidate):
+    return {"torch.compile": "torch.compile failed", "kernelbench": "building ModelNew failed",
+            "python": "preparing the function failed"}.get(candidate["kind"], "failed")
+
+
+def _build(torch, candidate, p):
+    kind = candidate["kind"]
+    if kind == "torch.eager":
+        return torch_eager(torch, p)
+    if kind == "torch.compile":
+        return torch_compile(torch, p, candidate["mode"])
+    if kind == "python":
+        spec = candidate["spec"]
+        if spec not in _state["callables"]:
+            try:
+                _state["callables"][spec] = import_callable(spec)
+            except CandidateError as e:
+                _state["callables"][spec] = e
+        fn = _state["callables"][spec]
+        if isinstance(fn, CandidateError):
+            raise fn
+        return python_function(fn, p)
+    if kind == "kernelbench":
+        path = candidate["path"]
+        if path not in _state["classes"]:
+            try:
+                _state["classes"][path] = load_model_class(path)
+            except CandidateError as e:
+                _state["classes"][path] = e
+        cls = _state["classes"][path]
+        if isinstance(cls, CandidateError):
+            raise cls
+        return kernelbench_model(torch, cls, p)
+    raise CandidateError("unknown candidate kind %r" % kind)
+
+
+class _Prepared:
+    """A built candidate on one problem: the views of normbench's tensors and the last output."""
+
+    def __init__(self, torch, built, p, device):
+        self.torch, self.built, self.p, self.device = torch, built, p, device
+        self.addresses = None
+        self.streams = {}
+        self.result = None
+
+    def _views(self, r):
+        p, torch = self.p, self.torch
+        channels_last = p["layout"] == "nhwc"
+        data = lambda a: view(torch, a, p["shape"], p["dtype"], channels_last, self.device)
+        param = lambda a: view(torch, a, p["param_shape"], p["param_dtype"], False, self.device)
+        return (data(r["x"]), param(r["weight"]), param(r["bias"]), data(r["residual"]),
+                data(r["y"]), data(r["sum"]))
+
+    def _bind(self, r):
+        addresses = tuple(r[k] for k in ("x", "weight", "bias", "residual", "y", "sum"))
+        if addresses != self.addresses:
+            self.tensors = self._views(r)
+            self.built.bind(self.tensors[1], self.tensors[2])
+            self.addresses = addresses
+
+    def _stream(self, address):
+        if address not in self.streams:
+            self.streams[address] = self.torch.cuda.ExternalStream(address, device=self.device)
+        return self.streams[address]
+
+    def warm_up(self, needed):
+        """torch.compile compiles on its first call: that call is made here, on tensors of the
+        problem's shapes, dtypes and layout (uninitialised), so that no timed or watched launch
+        compiles."""
+        if not needed:
+            return
+        torch, p = self.torch, self.p
+        keep = []
+
+        def scratch(shape, dtype):
+            numel = 1
+            for extent in shape:
+                numel *= extent
+            buffer = torch.empty(numel * _BYTES[dtype], dtype=torch.uint8, device=self.device)
+            keep.append(buffer)
+            return buffer.data_ptr()
+
+        has = {"x": True, "weight": p["affine"], "bias": p["has_bias"],
+               "residual": p["has_residual"], "y": True, "sum": p["has_residual"]}
+        r = {}
+        for name, present in has.items():
+            params = name in ("weight", "bias")
+            shape = p["param_shape"] if params else p["shape"]
+            r[name] = scratch(shape, p["param_dtype"] if params else p["dtype"]) if present else 0
+        r["stream"] = torch.cuda.current_stream(self.device).cuda_stream
+        self.launch(r)
+        self.result = None
+        self.addresses = None  # normbench's own buffers get views of their own
+
+    def launch(self, r):
+        self._bind(r)
+        x, w, b, residual, y, s = self.tensors
+        with self.torch.cuda.stream(self._stream(r["stream"])):
+            out = self.built.call(x, w, b, residual, (y, s) if self.p["has_residual"] else y)
+        if not self.built.in_place:
+            self.result = self._checked(out)
+        return {}
+
+    def _checked(self, out):
+        """The returned output(s), which finish copies: y, or (y, s) for add_rms_norm, each of
+        x's logical shape and dtype on normbench's device."""
+        torch, p = self.torch, self.p
+        names = ("y", "s") if p["has_residual"] else ("y",)
+        if p["has_residual"]:
+            if not isinstance(out, (tuple, list)) or len(out) != 2:
+                raise CandidateError("returned %s; add_rms_norm candidates return (y, s)"
+                                     % type(out).__name__)
+            outs = tuple(out)
+        else:
+            outs = (out,)
+        dtype = torch_dtype(torch, p["dtype"])
+        for name, t in zip(names, outs):
+            if not isinstance(t, torch.Tensor):
+                raise CandidateError("returned %s for %s, not a tensor" % (type(t).__name__, name))
+            if list(t.shape) != list(p["shape"]):
+                raise CandidateError("returned %s of shape %s; the problem's is %s"
+                                     % (name, list(t.shape), list(p["shape"])))
+            if t.dtype != dtype:
+                raise CandidateError("returned %s of dtype %s; the problem's is %s"
+                                     % (name, str(t.dtype).replace("torch.", ""), p["dtype"]))
+            if t.device != self.device:
+                raise CandidateError("returned %s on %s; the problem runs on %s"
+                                     % (name, t.device, self.device))
+        return outs
+
+    def finish(self, r):
+        if self.result is None:
+            raise CandidateError("finish without a launch's output")
+        _, _, _, _, y, s = self.tensors
+        with self.torch.cuda.stream(self._stream(r["stream"])):
+            for target, out in zip((y, s), self.result):
+                target.copy_(out)
+        self.result = None
+        return {}
