@@ -44,7 +44,7 @@ for step in "${steps[@]}"; do
     smoke) run_config smoke ;;
     edge) run_config edge ;;
     formats) run_config smoke_formats; run_config edge_formats ;;
-    bench) run_config kernelbench ;;
+    bench) run_config kernelbench; run_config kernelbench_extra ;;
     llm) run_config llm ;;
     diffusion) run_config diffusion ;;
     plugin)
