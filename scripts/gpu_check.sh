@@ -82,7 +82,7 @@ for step in "${steps[@]}"; do
   esac
 done
 
-for f in "$OUT"/{kernelbench,smoke,edge,smoke_formats,edge_formats,llm,diffusion}.txt; do
+for f in "$OUT"/{kernelbench,kernelbench_extra,smoke,edge,smoke_formats,edge_formats,llm,diffusion}.txt; do
   [ -f "$f" ] && { echo "== $f"; grep -vE '^\s*$' "$f" | grep -E 'failed|error|ABORT|copy|device' | head -20; }
 done
 [ -f "$OUT/kernelbench.txt" ] && cat "$OUT/kernelbench.txt"
