@@ -24,6 +24,8 @@ std::string_view op_name(Op op) {
       return "rms_norm";
     case Op::add_rms_norm:
       return "add_rms_norm";
+    case Op::channel_rms_norm:
+      return "channel_rms_norm";
   }
   return "unknown";
 }
@@ -48,6 +50,9 @@ std::string_view op_description(Op op) {
              "optional weight";
     case Op::add_rms_norm:
       return "s = x + residual, y = rms_norm(s): both s and y written";
+    case Op::channel_rms_norm:
+      return "RMSNorm over dim 1 (the channels) of NCHW x, per position: x / sqrt(mean over C "
+             "of x^2 + eps), optional per-channel weight";
   }
   return "";
 }
@@ -116,6 +121,11 @@ ProblemShape make_problem_shape(Op op, std::vector<int64_t> shape,
     p.channels = p.shape.at(1);
     p.spatial = product(p.shape, 2);
     p.segment_size = (p.channels / groups) * p.spatial;
+    p.param_size = p.channels;
+  } else if (op == Op::channel_rms_norm) {
+    p.channels = p.shape.at(1);
+    p.spatial = product(p.shape, 2);
+    p.segment_size = p.channels;
     p.param_size = p.channels;
   } else {
     p.segment_size = product(p.normalized_shape);

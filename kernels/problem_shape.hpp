@@ -2,12 +2,14 @@
 // problem asks for, in which element types and memory layout, and the geometry a kernel needs
 // to compute it. Host-only, no CUDA.
 //
-// Every op normalizes "segments" of x: a LayerNorm/RMSNorm row (the trailing normalized dims)
-// or a GroupNorm group (C/G channels times the spatial dims). In the *logical* order (row-major
-// over `shape`, NCHW for GroupNorm) a segment is contiguous; a channels-last GroupNorm stores x
-// as (N, spatial..., C), so there a group is strided in memory. Weight and bias are indexed per
-// element of a row or per channel; `param_index` below is the single definition of that mapping
-// over logical indices.
+// Every op normalizes "segments" of x: a LayerNorm/RMSNorm row (the trailing normalized dims),
+// a GroupNorm group (C/G channels times the spatial dims) or, for channel_rms_norm, the C
+// channels of one (sample, spatial position). In the *logical* order (row-major over `shape`,
+// NCHW for GroupNorm and channel_rms_norm) a row or group is contiguous; a channels-last
+// GroupNorm stores x as (N, spatial..., C), so there a group is strided in memory, and a
+// channel_rms_norm segment is strided by `spatial` in the logical order and in memory alike.
+// Weight and bias are indexed per element of a row or per channel; `param_index` below is the
+// single definition of that mapping over logical indices.
 #pragma once
 
 #include <cstdint>
@@ -18,10 +20,18 @@
 
 namespace normbench {
 
-enum class Op { layer_norm, group_norm, layer_norm_gelu_scale, rms_norm, add_rms_norm };
+// The values are the plugin ABI's nb_op numbers (plugin.h): new ops go at the end.
+enum class Op {
+  layer_norm,
+  group_norm,
+  layer_norm_gelu_scale,
+  rms_norm,
+  add_rms_norm,
+  channel_rms_norm
+};
 
-inline constexpr Op kAllOps[] = {Op::layer_norm, Op::group_norm, Op::layer_norm_gelu_scale,
-                                 Op::rms_norm, Op::add_rms_norm};
+inline constexpr Op kAllOps[] = {Op::layer_norm, Op::group_norm,   Op::layer_norm_gelu_scale,
+                                 Op::rms_norm,   Op::add_rms_norm, Op::channel_rms_norm};
 
 std::string_view op_name(Op op);
 std::optional<Op> op_from_name(std::string_view name);
@@ -51,7 +61,7 @@ inline int64_t ceil_div(int64_t a, int64_t b) {
 
 struct ProblemShape {
   Op op = Op::layer_norm;
-  std::vector<int64_t> shape;             // logical shape of x (row-major; NCHW for GroupNorm)
+  std::vector<int64_t> shape;  // logical shape of x (row-major; NCHW for the channel ops)
   std::vector<int64_t> normalized_shape;  // row ops: trailing dims normalized together
   int64_t groups = 0;                     // group_norm: number of groups
 
@@ -60,10 +70,10 @@ struct ProblemShape {
   Layout layout = Layout::nchw;        // group_norm only
 
   int64_t num_elements = 0;
-  int64_t num_segments = 0;  // rows, or N * groups
-  int64_t segment_size = 0;  // elements normalized together
-  int64_t channels = 0;      // group_norm: C = shape[1]
-  int64_t spatial = 1;       // group_norm: product of shape[2:]
+  int64_t num_segments = 0;  // rows, N * groups, or N * spatial (channel_rms_norm)
+  int64_t segment_size = 0;  // elements normalized together (channel_rms_norm: C)
+  int64_t channels = 0;      // group_norm, channel_rms_norm: C = shape[1]
+  int64_t spatial = 1;       // group_norm, channel_rms_norm: product of shape[2:]
   int64_t param_size = 0;    // elements of weight and of bias
 
   double eps = 1e-5;
@@ -71,8 +81,15 @@ struct ProblemShape {
   bool affine = true;    // a weight is given
   bool has_bias = true;  // a bias is given (only with a weight; never for the RMSNorm ops)
 
-  // LayerNorm and GroupNorm subtract the mean; RMSNorm divides by the root mean square only.
-  bool centered() const { return op != Op::rms_norm && op != Op::add_rms_norm; }
+  // LayerNorm and GroupNorm subtract the mean; the RMSNorm ops divide by the root mean square
+  // only.
+  bool centered() const {
+    return op != Op::rms_norm && op != Op::add_rms_norm && op != Op::channel_rms_norm;
+  }
+  // Weight and bias are per channel (shape[1]) rather than per element of a row.
+  bool per_channel_params() const { return op == Op::group_norm || op == Op::channel_rms_norm; }
+  // channel_rms_norm: a segment's elements lie `spatial` apart, not next to each other.
+  bool strided_segments() const { return op == Op::channel_rms_norm; }
   // add_rms_norm reads a residual and writes s = x + residual besides y.
   bool has_residual() const { return op == Op::add_rms_norm; }
   bool channels_last() const { return layout == Layout::nhwc; }
@@ -85,7 +102,7 @@ struct ProblemShape {
 
   // Index into weight/bias of element `i` of x, in the logical order.
   int64_t param_index(int64_t i) const {
-    return op == Op::group_norm ? (i / spatial) % channels : i % segment_size;
+    return per_channel_params() ? (i / spatial) % channels : i % segment_size;
   }
   // Minimum bytes a kernel must move: each input read once, each output written once.
   int64_t min_bytes() const { return read_bytes() + write_bytes(); }
@@ -107,8 +124,9 @@ struct ProblemFormat {
   bool has_bias = true;  // ignored without affine and for the RMSNorm ops
 };
 
-// Fills the derived fields from op, shape, normalized_shape and groups. Assumes they were
-// validated (the config parser does that and names the offending JSON path).
+// Fills the derived fields from op, shape, normalized_shape and groups (both unused by
+// channel_rms_norm, whose segments are shape[1]). Assumes they were validated (the config
+// parser does that and names the offending JSON path).
 ProblemShape make_problem_shape(Op op, std::vector<int64_t> shape,
                                 std::vector<int64_t> normalized_shape, int64_t groups, double eps,
                                 double scale, bool affine, const ProblemFormat& format = {});

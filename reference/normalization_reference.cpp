@@ -35,7 +35,8 @@ NormalizationReference::NormalizationReference(const ProblemShape& problem,
     : problem_(problem),
       inputs_(inputs),
       normalized_input_(inputs.x),
-      pieces_per_segment_(ceil_div(problem.segment_size, kPieceElements)),
+      run_(problem.strided_segments() ? problem.spatial : problem.segment_size),
+      pieces_per_run_(ceil_div(run_, kPieceElements)),
       mean_(static_cast<size_t>(problem.num_segments)),
       rstd_(static_cast<size_t>(problem.num_segments)) {
   if (problem.has_residual()) {
@@ -52,6 +53,11 @@ NormalizationReference::NormalizationReference(const ProblemShape& problem,
     normalized_input_ = rounded_sum_.data();
   }
   const float* input = normalized_input_;
+  if (problem.strided_segments()) {
+    compute_channel_statistics(input, threads);
+    return;
+  }
+  // From here on a run is a segment: its pieces are pieces_per_run_ in a row.
   // Per-piece partial sums, combined per segment in piece order: the same result for any
   // number of threads.
   std::vector<double> partial(static_cast<size_t>(num_pieces()));
@@ -63,8 +69,8 @@ NormalizationReference::NormalizationReference(const ProblemShape& problem,
         [&](int64_t, int64_t first, int64_t last) {
           for (int64_t s = first; s < last; ++s) {
             double sum = 0.0;
-            for (int64_t p = 0; p < pieces_per_segment_; ++p)
-              sum += partial[static_cast<size_t>(s * pieces_per_segment_ + p)];
+            for (int64_t p = 0; p < pieces_per_run_; ++p)
+              sum += partial[static_cast<size_t>(s * pieces_per_run_ + p)];
             per_segment[static_cast<size_t>(s)] = finish(sum);
           }
         },
@@ -89,7 +95,7 @@ NormalizationReference::NormalizationReference(const ProblemShape& problem,
       num_pieces(), pieces_per_chunk(),
       [&](int64_t, int64_t first, int64_t last) {
         for (int64_t p = first; p < last; ++p) {
-          const double m = mean_[static_cast<size_t>(p / pieces_per_segment_)];
+          const double m = mean_[static_cast<size_t>(p / pieces_per_run_)];
           partial[static_cast<size_t>(p)] =
               (piece_of(input, piece_begin(p), piece_end(p)).cast<double>() - m).square().sum();
         }
@@ -98,18 +104,48 @@ NormalizationReference::NormalizationReference(const ProblemShape& problem,
   combine(rstd_, [&](double sum) { return 1.0 / std::sqrt(sum / n + problem.eps); });
 }
 
+void NormalizationReference::compute_channel_statistics(const float* input, int threads) {
+  // Positions of one sample in blocks of up to kPieceElements; each block adds its channels'
+  // squares in channel order, so every sum is the same for any thread count. The mean stays 0.
+  const int64_t channels = problem_.channels;
+  const int64_t spatial = problem_.spatial;
+  const int64_t block = std::min(kPieceElements, spatial);
+  const int64_t blocks_per_sample = ceil_div(spatial, block);
+  const int64_t items = problem_.shape.at(0) * blocks_per_sample;
+  const int64_t per_chunk = std::max<int64_t>(1, kPieceElements * 16 / (channels * block));
+  parallel_for_chunks(
+      items, per_chunk,
+      [&](int64_t, int64_t first, int64_t last) {
+        Eigen::ArrayXd squares;
+        for (int64_t item = first; item < last; ++item) {
+          const int64_t sample = item / blocks_per_sample;
+          const int64_t s0 = (item % blocks_per_sample) * block;
+          const int64_t n = std::min(block, spatial - s0);
+          squares.setZero(static_cast<Eigen::Index>(n));
+          for (int64_t c = 0; c < channels; ++c) {
+            const int64_t begin = (sample * channels + c) * spatial + s0;
+            squares += piece_of(input, begin, begin + n).cast<double>().square();
+          }
+          const int64_t segment = sample * spatial + s0;
+          Eigen::Map<Eigen::ArrayXd>(rstd_.data() + segment, static_cast<Eigen::Index>(n)) =
+              (squares / static_cast<double>(channels) + problem_.eps).sqrt().inverse();
+        }
+      },
+      threads);
+}
+
 int64_t NormalizationReference::piece_begin(int64_t piece) const {
-  const int64_t segment = piece / pieces_per_segment_;
-  return segment * problem_.segment_size + (piece % pieces_per_segment_) * kPieceElements;
+  const int64_t run = piece / pieces_per_run_;
+  return run * run_ + (piece % pieces_per_run_) * kPieceElements;
 }
 
 int64_t NormalizationReference::piece_end(int64_t piece) const {
-  const int64_t segment_end = (piece / pieces_per_segment_ + 1) * problem_.segment_size;
-  return std::min(segment_end, piece_begin(piece) + kPieceElements);
+  const int64_t run_end = (piece / pieces_per_run_ + 1) * run_;
+  return std::min(run_end, piece_begin(piece) + kPieceElements);
 }
 
 int64_t NormalizationReference::pieces_per_chunk() const {
-  return std::max<int64_t>(1, kPieceElements / std::min(kPieceElements, problem_.segment_size));
+  return std::max<int64_t>(1, kPieceElements / max_piece_elements());
 }
 
 void NormalizationReference::expected(Output output, int64_t begin, int64_t n, double* out) const {
@@ -117,6 +153,15 @@ void NormalizationReference::expected(Output output, int64_t begin, int64_t n, d
   if (output == Output::sum) {
     y = piece_of(inputs_.x, begin, begin + n).cast<double>() +
         piece_of(inputs_.residual, begin, begin + n).cast<double>();
+    return;
+  }
+  if (problem_.strided_segments()) {
+    // One (sample, channel) plane: position s of it belongs to segment sample * spatial + s.
+    const int64_t plane = begin / problem_.spatial;
+    const int64_t segment = plane / problem_.channels * problem_.spatial + begin % problem_.spatial;
+    y = piece_of(normalized_input_, begin, begin + n).cast<double>() *
+        Eigen::Map<const Eigen::ArrayXd>(rstd_.data() + segment, static_cast<Eigen::Index>(n));
+    if (problem_.affine) y *= static_cast<double>(inputs_.weight[plane % problem_.channels]);
     return;
   }
   const int64_t segment = begin / problem_.segment_size;

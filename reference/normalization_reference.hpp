@@ -5,11 +5,14 @@
 // skips the mean: rstd = 1 / sqrt(mean(x^2) + eps). add_rms_norm has two outputs: s, whose
 // reference is the exact x + residual, and y = rms_norm(s) of s as the kernel's dtype holds it:
 // the float32 sum rounded once to the dtype, as PyTorch computes `x + residual`.
+// channel_rms_norm is RMSNorm over dim 1: rstd per (sample, spatial position) over its C
+// channels, which lie `spatial` apart.
 //
 // It keeps only per-segment statistics (16 bytes a segment) and computes expected outputs on
 // demand, piece by piece: problem B's input is 7.5 GB, and a double copy of it would be 15 GB.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -47,16 +50,20 @@ class NormalizationReference {
   double rstd(int64_t segment) const { return rstd_[static_cast<size_t>(segment)]; }
 
   // Expected values of `output` at elements [begin, begin + n), which must lie inside one
-  // segment.
+  // piece's run (a segment; for channel_rms_norm one (sample, channel) plane of `spatial`
+  // elements, which crosses many segments).
   void expected(Output output, int64_t begin, int64_t n, double* out) const;
   void expected(int64_t begin, int64_t n, double* out) const { expected(Output::y, begin, n, out); }
 
   // The work items the reference and the verifier walk: piece p covers elements
-  // [piece_begin(p), piece_end(p)) of one segment. Their number and bounds depend only on the
-  // problem, never on the thread count.
-  int64_t num_pieces() const { return problem_.num_segments * pieces_per_segment_; }
+  // [piece_begin(p), piece_end(p)) of one run of elements contiguous in the logical order: a
+  // segment, or for channel_rms_norm a (sample, channel) plane. Their number and bounds depend
+  // only on the problem, never on the thread count.
+  int64_t num_pieces() const { return problem_.num_elements / run_ * pieces_per_run_; }
   int64_t piece_begin(int64_t piece) const;
   int64_t piece_end(int64_t piece) const;
+  // The most elements one piece holds.
+  int64_t max_piece_elements() const { return std::min(kPieceElements, run_); }
   // How many pieces a parallel chunk should hold so that each chunk has real work.
   int64_t pieces_per_chunk() const;
 
@@ -66,9 +73,13 @@ class NormalizationReference {
   // What is normalized: x, or for add_rms_norm the rounded sum, owned here.
   std::vector<float> rounded_sum_;
   const float* normalized_input_;
-  int64_t pieces_per_segment_;
+  int64_t run_;  // elements of the contiguous run that pieces cut up
+  int64_t pieces_per_run_;
   std::vector<double> mean_;
   std::vector<double> rstd_;
+
+  // channel_rms_norm's statistics: the sum of squares over the channels of each position.
+  void compute_channel_statistics(const float* input, int threads);
 };
 
 // Exact GELU of PyTorch's torch.nn.functional.gelu (approximate='none').

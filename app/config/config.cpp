@@ -152,7 +152,11 @@ ProblemShape parse_shape(const CheckedJson& node, Op op, const Settings& s) {
   std::vector<int64_t> normalized;
   int64_t groups = 0;
   double scale = 1.0;
-  if (op == Op::group_norm) {
+  if (op == Op::channel_rms_norm) {
+    if (shape.size() < 2)
+      node.at("shape").fail("channel_rms_norm needs shape (N, C, spatial...); got " +
+                            format_dims(shape) + "; allowed: 2 or more dims");
+  } else if (op == Op::group_norm) {
     if (shape.size() < 2)
       node.at("shape").fail("group_norm needs shape (N, C, spatial...); got " + format_dims(shape) +
                             "; allowed: 2 or more dims");
@@ -248,6 +252,30 @@ nlohmann::json settings_json(const ProblemConfig& p) {
   return j;
 }
 
+// channel_rms_norm always normalizes dim 1 of contiguous NCHW x, without a bias: the fields
+// that choose what other ops normalize or store are refused with what it does instead.
+void refuse_channel_rms_norm_fields(const CheckedJson& node) {
+  const char* fixed =
+      "channel_rms_norm normalizes dim 1 (the channels, shape[1]) at each "
+      "(sample, spatial position)";
+  if (node.has("normalized_shape"))
+    node.at("normalized_shape")
+        .fail(std::string(fixed) +
+              ", so it takes no normalized_shape; allowed: leave it out "
+              "(rms_norm normalizes trailing dims)");
+  if (node.has("groups"))
+    node.at("groups").fail(std::string(fixed) +
+                           ", so it takes no groups; allowed: leave it out (group_norm with "
+                           "groups = C normalizes each channel over the spatial dims)");
+  if (node.has("layout"))
+    node.at("layout").fail(
+        "channel_rms_norm takes contiguous NCHW x only; allowed: leave layout out");
+  if (node.has("bias"))
+    node.at("bias").fail(
+        "channel_rms_norm has no bias, as rms_norm; allowed: leave bias out (affine: false "
+        "drops the weight)");
+}
+
 ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
                             std::set<std::string>& seen_ids) {
   if (!node.node().is_object())
@@ -271,6 +299,10 @@ ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
     case Op::add_rms_norm:  // no bias: torch.nn.functional.rms_norm has none
       node.expect_object(
           {"id", "description", "op", "shape", "normalized_shape", NORMBENCH_SETTING_KEYS});
+      break;
+    case Op::channel_rms_norm:
+      refuse_channel_rms_norm_fields(node);
+      node.expect_object({"id", "description", "op", "shape", NORMBENCH_SETTING_KEYS});
       break;
   }
 
@@ -296,7 +328,7 @@ ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
   if (!p.description.empty()) p.resolved["description"] = p.description;
   if (op == Op::group_norm)
     p.resolved["groups"] = p.shape.groups;
-  else
+  else if (op != Op::channel_rms_norm)  // it normalizes dim 1 whatever the config says
     p.resolved["normalized_shape"] = p.shape.normalized_shape;
   if (op == Op::layer_norm_gelu_scale) p.resolved["scale"] = p.shape.scale;
   p.resolved.update(settings_json(p));

@@ -25,7 +25,7 @@ inline float unit_float(uint64_t bits) {
 }  // namespace
 
 std::vector<int64_t> param_shape(const ProblemShape& problem) {
-  if (problem.op == Op::group_norm) return {problem.channels};
+  if (problem.per_channel_params()) return {problem.channels};
   return problem.normalized_shape;
 }
 

@@ -20,7 +20,8 @@ namespace normbench {
 namespace {
 
 // The ABI's numbers are normbench's enums' values.
-static_assert(NB_OP_ADD_RMS_NORM == static_cast<int>(Op::add_rms_norm) &&
+static_assert(NB_OP_CHANNEL_RMS_NORM == static_cast<int>(Op::channel_rms_norm) &&
+              NB_OP_ADD_RMS_NORM == static_cast<int>(Op::add_rms_norm) &&
               NB_OP_RMS_NORM == static_cast<int>(Op::rms_norm) &&
               NB_OP_LAYER_NORM_GELU_SCALE == static_cast<int>(Op::layer_norm_gelu_scale) &&
               NB_OP_GROUP_NORM == static_cast<int>(Op::group_norm));
@@ -57,10 +58,13 @@ int add_kernel(void* context, const nb_kernel* k) {
   if (collected.kernels.size() >= kMaxKernelsPerPlugin)
     return refuse("it registers more than " + std::to_string(kMaxKernelsPerPlugin) +
                   " kernels; allowed: at most " + std::to_string(kMaxKernelsPerPlugin));
-  if (k->op < NB_OP_LAYER_NORM || k->op > NB_OP_ADD_RMS_NORM)
-    return refuse("kernel op " + std::to_string(k->op) +
-                  " is unknown; allowed: 0 (layer_norm), 1 (group_norm), 2 " +
-                  "(layer_norm_gelu_scale), 3 (rms_norm), 4 (add_rms_norm)");
+  if (k->op < NB_OP_LAYER_NORM || k->op > NB_OP_CHANNEL_RMS_NORM) {
+    std::string allowed;
+    for (Op op : kAllOps)
+      allowed += (allowed.empty() ? "" : ", ") + std::to_string(static_cast<int>(op)) + " (" +
+                 std::string(op_name(op)) + ")";
+    return refuse("kernel op " + std::to_string(k->op) + " is unknown; allowed: " + allowed);
+  }
   if (!k->id || !*k->id) return refuse("a kernel has no id");
   if (!k->launch) return refuse("kernel " + shown(k->id) + " has no launch function");
   PluginKernel copy;

@@ -41,9 +41,8 @@ void save_expected(const std::string& path, const NormalizationReference& refere
   NpyWriter writer(path, NpyType::float64, problem.shape);
   // Computed and written a slab of about 2^26 elements at a time: the full float64 reference of
   // B is 15 GB.
-  const int64_t piece_elements =
-      std::min(NormalizationReference::kPieceElements, problem.segment_size);
-  const int64_t pieces_per_slab = std::max<int64_t>(1, (int64_t{1} << 26) / piece_elements);
+  const int64_t pieces_per_slab =
+      std::max<int64_t>(1, (int64_t{1} << 26) / reference.max_piece_elements());
   std::vector<double> slab;
   for (int64_t first = 0; first < reference.num_pieces(); first += pieces_per_slab) {
     const int64_t last = std::min(reference.num_pieces(), first + pieces_per_slab);

@@ -102,6 +102,12 @@ class ConfigSchema(unittest.TestCase):
                        {"op": "group_norm", "normalized_shape": None, "shape": [2, 4, 3],
                         "sweep": {"groups": [1, 2, 4]}},                # groups only swept
                        {"sweep": {"rows": [1, 8], "shape[1]": [4, 8], "dtype": ["float16"]}},
+                       {"op": "channel_rms_norm", "normalized_shape": None, "shape": [2, 4, 3],
+                        "affine": False},                               # KernelBench's RMSNorm
+                       {"op": "channel_rms_norm", "normalized_shape": None, "shape": [2, 4],
+                        "dtype": "bfloat16", "sweep": {"shape[1]": [4, 64]}},
+                       {"op": "group_norm", "normalized_shape": None, "shape": [2, 4, 3],
+                        "groups": 4, "affine": False},                  # InstanceNorm2d
                        {"timing": {"kernel_timeout_s": 3, "warmup": 1000000}},
                        {"trials": 1000000}):
             document = problem(**fields)
@@ -145,6 +151,14 @@ class ConfigSchema(unittest.TestCase):
             problem(sweep={"colour": [1]}),                           # unknown axis
             problem(op="group_norm", normalized_shape=None,           # groups neither given
                     shape=[2, 4, 3], sweep={"rows": [1, 2]}),         # nor swept
+            problem(op="channel_rms_norm"),                           # normalizes dim 1 only
+            problem(op="channel_rms_norm", normalized_shape=None,     # N and C at least
+                    shape=[8]),
+            problem(op="channel_rms_norm", normalized_shape=None, groups=2),
+            problem(op="channel_rms_norm", normalized_shape=None, bias=False),
+            problem(op="channel_rms_norm", normalized_shape=None, layout="nchw"),
+            problem(op="channel_rms_norm", normalized_shape=None,     # groups axis
+                    sweep={"groups": [1, 2]}),
         ]
         for document in bad:
             for p in document.get("problems", []):  # None: the field left out

@@ -31,13 +31,18 @@
 #endif
 #define NORMBENCH_PLUGIN_EXPORT NORMBENCH_EXTERN_C __attribute__((visibility("default")))
 
-/* The operations, as in configs ("op"). */
+/* The operations, as in configs ("op"). New ops are added at the end and the numbers never
+ * change, so that a plugin built against an older header loads unchanged (no ABI version
+ * bump: a plugin only registers kernels for ops it knows). */
 typedef enum {
   NB_OP_LAYER_NORM = 0,
   NB_OP_GROUP_NORM = 1,
   NB_OP_LAYER_NORM_GELU_SCALE = 2,
-  NB_OP_RMS_NORM = 3,    /* y = x / sqrt(mean(x^2) + eps) * weight; no bias */
-  NB_OP_ADD_RMS_NORM = 4 /* s = x + residual (written to args->sum), y = rms_norm(s) */
+  NB_OP_RMS_NORM = 3,        /* y = x / sqrt(mean(x^2) + eps) * weight; no bias */
+  NB_OP_ADD_RMS_NORM = 4,    /* s = x + residual (written to args->sum), y = rms_norm(s) */
+  NB_OP_CHANNEL_RMS_NORM = 5 /* RMSNorm over dim 1 of contiguous NCHW x, per (sample,
+                              * position): y = x / sqrt(mean over C of x^2 + eps) * weight[c];
+                              * no bias. A segment's C elements lie `spatial` apart. */
 } nb_op;
 
 /* Element types ("dtype", "param_dtype"): kernels accumulate in float32 whatever the type. */
@@ -47,9 +52,10 @@ typedef enum { NB_DTYPE_FLOAT32 = 0, NB_DTYPE_BFLOAT16 = 1, NB_DTYPE_FLOAT16 = 2
 typedef enum { NB_LAYOUT_NCHW = 0, NB_LAYOUT_NHWC = 1 } nb_layout;
 
 /* One problem's geometry. Every op normalizes segments of x: a row (the trailing normalized
- * dims) or a GroupNorm group (C/G channels times the spatial dims). In the logical order
- * (row-major over shape, NCHW) element i of x uses parameter (i / spatial) % channels
- * (GroupNorm) or i % segment_size (the row ops). A channels-last GroupNorm stores x and y as
+ * dims), a GroupNorm group (C/G channels times the spatial dims) or, for channel_rms_norm, the
+ * C channels of one (sample, spatial position). In the logical order (row-major over shape,
+ * NCHW) element i of x uses parameter (i / spatial) % channels (GroupNorm, channel_rms_norm)
+ * or i % segment_size (the row ops). A channels-last GroupNorm stores x and y as
  * (N, spatial..., C): there memory index i is channel i % channels. A kernel that does not
  * handle a problem's op, dtype, layout or affine flags declines it in `unsupported`; normbench
  * hands plugins every problem of their op. */
@@ -58,11 +64,11 @@ typedef struct {
   int32_t ndim;         /* dims of x */
   const int64_t* shape; /* x's shape, row-major contiguous */
   int64_t num_elements;
-  int64_t num_segments; /* rows or N * groups */
-  int64_t segment_size; /* elements normalized together */
+  int64_t num_segments; /* rows, N * groups, or N * spatial (channel_rms_norm) */
+  int64_t segment_size; /* elements normalized together (channel_rms_norm: C) */
   int64_t groups;       /* group_norm: G; else 0 */
-  int64_t channels;     /* group_norm: C; else 0 */
-  int64_t spatial;      /* group_norm: product of shape[2:]; else 1 */
+  int64_t channels;     /* group_norm, channel_rms_norm: C; else 0 */
+  int64_t spatial;      /* group_norm, channel_rms_norm: product of shape[2:]; else 1 */
   int64_t param_size;   /* elements of weight and of bias */
   double eps;
   double scale;        /* layer_norm_gelu_scale: the output is multiplied by it; else 1 */

@@ -441,6 +441,49 @@ const BadConfig kBadConfigs[] = {
        d["problems"][0].erase("normalized_shape");
      },
      {"/problems/0: missing required field \"normalized_shape\""}},
+    // channel_rms_norm: problem 1 (shape [2, 6, 3]) as RMSNorm over its 6 channels.
+    {"normalized_shape_on_channel_rms_norm",
+     [](json& d) {
+       d["problems"][1] = {{"id", "crms"},
+                           {"op", "channel_rms_norm"},
+                           {"shape", {2, 6, 3}},
+                           {"normalized_shape", {3}}};
+     },
+     {"/problems/1/normalized_shape: channel_rms_norm normalizes dim 1",
+      "allowed: leave it out (rms_norm normalizes trailing dims)"}},
+    {"groups_on_channel_rms_norm",
+     [](json& d) {
+       d["problems"][1]["op"] = "channel_rms_norm";  // keeps its "groups": 3
+     },
+     {"/problems/1/groups: channel_rms_norm normalizes dim 1",
+      "allowed: leave it out (group_norm with groups = C"}},
+    {"layout_on_channel_rms_norm",
+     [](json& d) {
+       d["problems"][1].erase("groups");
+       d["problems"][1]["op"] = "channel_rms_norm";
+       d["problems"][1]["layout"] = "nhwc";
+     },
+     {"/problems/1/layout: channel_rms_norm takes contiguous NCHW x only",
+      "allowed: leave layout out"}},
+    {"bias_on_channel_rms_norm",
+     [](json& d) {
+       d["problems"][1].erase("groups");
+       d["problems"][1]["op"] = "channel_rms_norm";
+       d["problems"][1]["bias"] = false;
+     },
+     {"/problems/1/bias: channel_rms_norm has no bias", "allowed: leave bias out"}},
+    {"channel_rms_norm_of_one_dim",
+     [](json& d) {
+       d["problems"][1] = {{"id", "crms"}, {"op", "channel_rms_norm"}, {"shape", {6}}};
+     },
+     {"/problems/1/shape: channel_rms_norm needs shape (N, C, spatial...); got [6]",
+      "allowed: 2 or more dims"}},
+    {"scale_on_channel_rms_norm",
+     [](json& d) {
+       d["problems"][1] = {
+           {"id", "crms"}, {"op", "channel_rms_norm"}, {"shape", {2, 6}}, {"scale", 2}};
+     },
+     {"/problems/1/scale: unknown field", "allowed: id, description, op, shape, dtype"}},
     {"unknown_distribution_name",
      [](json& d) { d["defaults"]["inputs"]["x"] = "gaussian"; },
      {"/defaults/inputs/x: unknown distribution \"gaussian\"", "allowed: \"uniform\", \"normal\""}},

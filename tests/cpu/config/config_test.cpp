@@ -236,6 +236,60 @@ TEST(Config, GroupNormAndGeluScaleGeometry) {
   EXPECT_EQ(config.problems[2].resolved["scale"], -2.5);
 }
 
+TEST(Config, ChannelRmsNormNormalizesDimOneAtEachPosition) {
+  const json doc = {
+      {"name", "t"},
+      {"problems",
+       {{{"id", "crms"}, {"op", "channel_rms_norm"}, {"shape", {2, 6, 3, 5}}},
+        {{"id", "plain"}, {"op", "channel_rms_norm"}, {"shape", {4, 8}}, {"affine", false}}}}};
+  const RunConfig config = parse(doc);
+  const ProblemConfig& crms = config.problems[0];
+  const ProblemShape& p = crms.shape;
+  EXPECT_EQ(p.channels, 6);
+  EXPECT_EQ(p.spatial, 15);
+  EXPECT_EQ(p.segment_size, 6);   // C
+  EXPECT_EQ(p.num_segments, 30);  // N * spatial
+  EXPECT_EQ(p.param_size, 6);
+  EXPECT_EQ(p.param_index(15 * 4 + 7), 4);       // channel 4 of sample 0
+  EXPECT_EQ(p.param_index(90 + 15 * 1 + 2), 1);  // channel 1 of sample 1
+  EXPECT_FALSE(p.centered());
+  EXPECT_TRUE(p.affine);
+  EXPECT_FALSE(p.has_bias);  // a weight, never a bias
+  EXPECT_EQ(crms.inputs.count("weight"), 1u);
+  EXPECT_EQ(crms.inputs.count("bias"), 0u);
+  EXPECT_EQ(p.min_bytes(), 4 * (2 * 180 + 6));  // x read, y written, the weight read
+  EXPECT_FALSE(crms.resolved.contains("normalized_shape"));
+  EXPECT_FALSE(crms.resolved.contains("groups"));
+  EXPECT_FALSE(crms.resolved.contains("bias"));
+
+  const ProblemShape& plain = config.problems[1].shape;  // rank 2: one position a sample
+  EXPECT_EQ(plain.spatial, 1);
+  EXPECT_EQ(plain.num_segments, 4);
+  EXPECT_EQ(plain.segment_size, 8);
+  EXPECT_FALSE(plain.affine);
+  EXPECT_EQ(config.problems[1].inputs.size(), 1u);  // x alone
+  EXPECT_EQ(plain.min_bytes(), 4 * 2 * 32);
+}
+
+TEST(Config, InstanceNormIsGroupNormWithOneChannelAGroup) {
+  // InstanceNorm2d(C) as PyTorch builds it by default: no weight, no bias.
+  const json doc = {{"name", "t"},
+                    {"problems",
+                     {{{"id", "in"},
+                       {"op", "group_norm"},
+                       {"shape", {2, 6, 3, 5}},
+                       {"groups", 6},
+                       {"affine", false}}}}};
+  const ProblemConfig p = parse(doc).problems.at(0);
+  EXPECT_EQ(p.shape.groups, 6);
+  EXPECT_EQ(p.shape.num_segments, 12);  // N * C
+  EXPECT_EQ(p.shape.segment_size, 15);  // one channel's positions
+  EXPECT_FALSE(p.shape.affine);
+  EXPECT_FALSE(p.shape.has_bias);
+  EXPECT_EQ(p.inputs.size(), 1u);
+  EXPECT_EQ(p.shape.min_bytes(), 4 * 2 * 180);
+}
+
 TEST(Config, IdCharacters) {
   for (const char* id : {"a", "A_layer_norm", "ln.v2-fast", "_x", "9.5"}) {
     SCOPED_TRACE(id);
