@@ -32,7 +32,8 @@ fi
 command -v nvcc > /dev/null || { echo "bootstrap: nvcc (the CUDA toolkit) not found" >&2; exit 1; }
 
 if [ "${NORMBENCH_TEST_DEPS:-0}" = 1 ]; then
-  install_missing python3 python3-numpy python3-jsonschema chromium clang-format ||
+  install_missing python3 python3-numpy python3-jsonschema python3-pip python3-setuptools \
+    python3-wheel chromium clang-format ||
     echo "bootstrap: could not install the optional test tools; those tests will skip" >&2
 fi
 

@@ -52,8 +52,9 @@ for step in "${steps[@]}"; do
       ctest --test-dir "$BUILD" -R plugin_package_on_gpu --output-on-failure > "$OUT/plugin.log" 2>&1
       summary+=("plugin example on the GPU: exit $?") ;;
     submissions)
-      # tests/kernelbench: python -m normbench_torch on KernelBench-style submissions, the
-      # low-precision and channels-last formats with callables, and normbench's saved inputs.
+      # tests/kernelbench: Python candidates in normbench's worker: KernelBench-style
+      # submissions (right, wrong, cheating, crashing, hanging), --torch and --python on the
+      # low-precision and channels-last formats.
       NORMBENCH="$BUILD/normbench" python3 tests/kernelbench/check_verdicts.py \
         "$OUT/submissions.json" > "$OUT/submissions.txt" 2>&1
       summary+=("kernelbench submissions: exit $? ($(tail -1 "$OUT/submissions.txt"))") ;;

@@ -7,15 +7,22 @@
 //
 // Matching. Kernels are matched by (problem id, kernel id). Let B and C be a kernel's status in
 // the baseline and in the candidate, and t = --max-slowdown (default 0.05).
-//   in the baseline only ........................... missing        regression unless
-//   --allow-missing in the candidate only .......................... new            never a
-//   regression B passed, C failed or error .................... failed_now     regression, always
-//   B not_supported or skipped, C failed or error .. failed_now     regression, always
-//   B passed, C not_supported or skipped ........... no_longer_runs regression unless
-//   --allow-missing B failed or error, C passed .................... fixed B failed or error, C
-//   failed or error ........... still_failing B == C, not passed/failed/error ................
-//   unchanged_status any other change (e.g. not_supported -> passed)  status_changed B passed, C
-//   passed ............................. the timing rule below
+// clang-format off
+//   in the baseline only ............................ missing          regression unless
+//                                                                      --allow-missing, or a
+//                                                                      PyTorch reference
+//                                                                      (run --torch)
+//   in the candidate only ........................... new              never a regression
+//   B passed, C failed or error ..................... failed_now       regression, always
+//   B not_supported or skipped, C failed or error ... failed_now       regression, always
+//   B passed, C not_supported or skipped ............ no_longer_runs   regression unless
+//                                                                      --allow-missing
+//   B failed or error, C passed ..................... fixed
+//   B failed or error, C failed or error ............ still_failing
+//   B == C, not passed/failed/error ................. unchanged_status
+//   any other change (e.g. not_supported -> passed) . status_changed
+//   B passed, C passed .............................. the timing rule below
+// clang-format on
 //
 // Timing rule, for a kernel that passed in both reports, on the raw samples (timing.samples_ms):
 //   1. Either timing is null (--no-timing)                            -> not_timed
@@ -146,6 +153,14 @@ KernelComparison compare_kernel(const std::string& problem, const LoadedKernel& 
   return r;
 }
 
+// PyTorch's eager and compiled runs (`run --torch`) are references beside the kernels a gate is
+// about: a candidate run without --torch lacks them, which is no regression of normbench's.
+bool is_pytorch_reference(const LoadedKernel& k) {
+  return k.origin == "PyTorch";
+}
+constexpr const char* kPyTorchReferenceMissing =
+    "PyTorch reference missing from the candidate (run it with --torch to compare it)";
+
 KernelComparison one_sided(const std::string& problem, const LoadedKernel& k, bool in_baseline,
                            const std::string& note) {
   KernelComparison r;
@@ -267,7 +282,10 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& can
     for (const auto& k : bp.kernels) {
       const auto ck = candidate_kernels.find(k.id);
       out.results.push_back(ck == candidate_kernels.end()
-                                ? one_sided(bp.id, k, true, "kernel missing from the candidate")
+                                ? one_sided(bp.id, k, true,
+                                            is_pytorch_reference(k)
+                                                ? kPyTorchReferenceMissing
+                                                : "kernel missing from the candidate")
                                 : compare_kernel(bp.id, k, *ck->second, settings));
     }
     std::map<std::string, bool> baseline_kernels;
@@ -283,8 +301,9 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& can
   }
 
   for (auto& r : out.results) {
+    const bool reference_missing = r.note == kPyTorchReferenceMissing;
     r.regression = r.verdict == Verdict::slower || r.verdict == Verdict::failed_now ||
-                   (!settings.allow_missing &&
+                   (!settings.allow_missing && !reference_missing &&
                     (r.verdict == Verdict::missing || r.verdict == Verdict::no_longer_runs));
     out.regressions += r.regression ? 1 : 0;
     const bool undecided = r.verdict == Verdict::inconclusive || r.verdict == Verdict::throttled ||

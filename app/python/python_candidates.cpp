@@ -38,32 +38,35 @@ std::string torch_form(Op op) {
       return "gelu(layer_norm(x)) * scale";
     case Op::add_rms_norm:
       return "s = x + residual; y = rms_norm(s)";
+    case Op::channel_rms_norm:
+      return "x / sqrt(mean(x^2, dim=1) + eps), in float32";
     default:
       return std::string(op_name(op));
   }
 }
 
 json param_shape(const ProblemShape& p) {
-  if (p.op == Op::group_norm) return json::array({p.channels});
+  if (p.op == Op::group_norm || p.op == Op::channel_rms_norm) return json::array({p.channels});
   return p.normalized_shape;
 }
 
 // The problem as the bridge (and a --python function) sees it.
 json problem_json(const ProblemShape& p) {
-  return {{"op", op_name(p.op)},
-          {"shape", p.shape},
-          {"normalized_shape", p.op == Op::group_norm ? json(nullptr) : json(p.normalized_shape)},
-          {"groups", p.op == Op::group_norm ? json(p.groups) : json(nullptr)},
-          {"channels", p.channels},
-          {"eps", p.eps},
-          {"scale", p.scale},
-          {"affine", p.affine},
-          {"has_bias", p.has_bias},
-          {"has_residual", p.has_residual()},
-          {"dtype", dtype_name(p.dtype)},
-          {"param_dtype", dtype_name(p.param_dtype)},
-          {"layout", layout_name(p.layout)},
-          {"param_shape", param_shape(p)}};
+  return {
+      {"op", op_name(p.op)},
+      {"shape", p.shape},
+      {"normalized_shape", p.normalized_shape.empty() ? json(nullptr) : json(p.normalized_shape)},
+      {"groups", p.op == Op::group_norm ? json(p.groups) : json(nullptr)},
+      {"channels", p.channels},
+      {"eps", p.eps},
+      {"scale", p.scale},
+      {"affine", p.affine},
+      {"has_bias", p.has_bias},
+      {"has_residual", p.has_residual()},
+      {"dtype", dtype_name(p.dtype)},
+      {"param_dtype", dtype_name(p.param_dtype)},
+      {"layout", layout_name(p.layout)},
+      {"param_shape", param_shape(p)}};
 }
 
 uint64_t address(const void* p) {

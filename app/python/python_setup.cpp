@@ -139,7 +139,8 @@ PythonSetup find_python(const std::string& what) {
   const std::string here = program_folder();
   const Captured c = run_captured({interpreter, "-c", kProbe, NORMBENCH_PYTHON_PACKAGE_DIR,
                                    here + "/../python", here + "/../share/normbench/python"});
-  if (c.status == -1)
+  // 127: the shell's and posix_spawn's "could not execute" (no such file, not executable).
+  if (c.status == -1 || (WIFEXITED(c.status) && WEXITSTATUS(c.status) == 127))
     throw UsageError(what + " needs Python with PyTorch: cannot run " + shown(interpreter) +
                      " (set NORMBENCH_PYTHON to a python3 that has PyTorch)");
   if (!WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0)

@@ -2,7 +2,8 @@
 
   torch.eager         torch.nn.functional: layer_norm, group_norm, rms_norm; layer_norm_gelu_scale
                       as gelu(layer_norm(x), approximate='none') * scale; add_rms_norm as
-                      s = x + residual; y = rms_norm(s), returning (y, s)
+                      s = x + residual; y = rms_norm(s), returning (y, s); channel_rms_norm as
+                      KernelBench's x / sqrt(mean(x^2, dim=1) + eps) (in float32 for 16-bit x)
   torch.compile       torch.compile of the same function (dynamic=False, fullgraph=True)
   python.<m>.<f>      --python module:function, called as function(x, weight, bias, problem)
                       with torch tensors on the GPU (weight None when not affine, bias None
@@ -60,6 +61,8 @@ def op_function(p):
     if op == "group_norm":
         groups = p["groups"]
         return lambda x, w, b, r: F.group_norm(x, groups, w, b, eps)
+    if op == "channel_rms_norm":
+        return channel_rms_norm(p)
     shape = tuple(p["normalized_shape"] or ())
     if op == "layer_norm":
         return lambda x, w, b, r: F.layer_norm(x, shape, w, b, eps)
@@ -76,6 +79,21 @@ def op_function(p):
             return F.rms_norm(s, shape, w, eps), s
         return add_rms_norm
     raise NotSupported("torch.nn.functional has no op %s" % op)
+
+
+def channel_rms_norm(p):
+    """KernelBench's RMSNorm (#36): x / sqrt(mean(x^2, dim=1) + eps), times weight[c] when
+    affine; computed in float32 for 16-bit x (as PyTorch's own norms accumulate)."""
+    import torch
+    eps = p["eps"]
+
+    def f(x, w, b, r):
+        xf = x.float()
+        y = xf / torch.sqrt(torch.mean(xf * xf, dim=1, keepdim=True) + eps)
+        if w is not None:
+            y = y * w.float().view([1, -1] + [1] * (x.dim() - 2))
+        return y.to(x.dtype)
+    return f
 
 
 def in_dtype_of_x(fn):

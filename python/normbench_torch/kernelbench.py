@@ -1,9 +1,10 @@
 """--kernelbench FILE.py: a KernelBench-style submission, whose ModelNew computes layer_norm or
-group_norm. ModelNew is built per problem from its constructor's parameter names
+group_norm, an InstanceNorm (group_norm with a group per channel) or KernelBench's RMSNorm over
+dim 1 (channel_rms_norm). ModelNew is built per problem from its constructor's parameter names
 (normalized_shape, num_features or num_channels, num_groups, eps, elementwise_affine or
 affine), and its parameters of the problem's weight and bias shape become views of normbench's
-weight and bias. Other ops are not_supported: KernelBench's RMSNorm normalizes over dim 1, not a
-trailing normalized_shape (--python takes those)."""
+weight and bias. A model that takes only a channel count (num_features) is an InstanceNorm or a
+channel RMSNorm, by what its file names. Other ops are not_supported (--python takes those)."""
 
 import importlib.util
 import inspect
@@ -18,22 +19,47 @@ _GROUP_NORM_NAMES = {"num_groups"}
 _CHANNEL_NAMES = {"num_features", "num_channels", "channels"}
 
 
-def kernelbench_arguments(parameters, p):
+# The ops a ModelNew whose constructor takes only a channel count may compute, by what its file
+# names: KernelBench's RMSNorm (#36) normalizes over dim 1, its InstanceNorm (#34) is a GroupNorm
+# with a group per channel.
+_PER_CHANNEL_HINTS = {"channel_rms_norm": ("rmsnorm", "rms_norm", "rms"),
+                      "instance_norm": ("instancenorm", "instance_norm")}
+ADAPTED_OPS = ("layer_norm", "group_norm", "channel_rms_norm")
+
+
+def per_channel_ops(source):
+    """Which per-channel ops a file's text names (both when it names neither or both)."""
+    text = (source or "").lower()
+    named = {op for op, words in _PER_CHANNEL_HINTS.items() if any(w in text for w in words)}
+    return named if len(named) == 1 else set(_PER_CHANNEL_HINTS)
+
+
+def kernelbench_arguments(parameters, p, source=None):
     """The keyword arguments for ModelNew(...) on problem p, from its constructor's parameter
-    names (a list of (name, has_default)); NotSupported when they imply another op."""
-    if p["op"] not in ("layer_norm", "group_norm"):
-        why = (" (a KernelBench RMSNorm normalizes over dim 1, not normbench's trailing "
-               "normalized_shape)" if p["op"] in ("rms_norm", "add_rms_norm") else "")
-        raise NotSupported("the KernelBench adapter takes LayerNorm and GroupNorm models only%s; "
-                           "the problem is %s: use --python" % (why, p["op"]))
+    names (a list of (name, has_default)) and, for a model that takes only a channel count, the
+    op its file's text names; NotSupported when they imply another op."""
+    if p["op"] not in ADAPTED_OPS:
+        why = (" (a KernelBench RMSNorm normalizes over dim 1: that is channel_rms_norm)"
+               if p["op"] in ("rms_norm", "add_rms_norm") else "")
+        raise NotSupported("the KernelBench adapter takes LayerNorm, GroupNorm, InstanceNorm and "
+                           "channel RMSNorm models only%s; the problem is %s: use --python"
+                           % (why, p["op"]))
     names = {name for name, _ in parameters}
-    implied = ("group_norm" if names & _GROUP_NORM_NAMES else
-               "layer_norm" if names & _LAYER_NORM_NAMES else None)
-    if implied is None:
-        raise NotSupported("ModelNew(%s) names neither normalized_shape nor num_groups: cannot "
-                           "tell its op" % ", ".join(n for n, _ in parameters))
-    if implied != p["op"]:
-        raise NotSupported("ModelNew computes %s, the problem is %s" % (implied, p["op"]))
+    instance = p["op"] == "group_norm" and p["groups"] == p["channels"]
+    asked = "instance_norm" if instance else p["op"]
+    if names & _GROUP_NORM_NAMES:
+        implied = {"group_norm"}
+    elif names & _LAYER_NORM_NAMES:
+        implied = {"layer_norm"}
+    elif names & _CHANNEL_NAMES:
+        implied = per_channel_ops(source)
+    else:
+        raise NotSupported("ModelNew(%s) names neither normalized_shape, num_groups nor "
+                           "num_features: cannot tell its op" % ", ".join(n for n, _ in parameters))
+    if asked not in implied and not (instance and "group_norm" in implied):
+        raise NotSupported("ModelNew computes %s, the problem is %s" % (
+            " or ".join(sorted(implied)).replace("instance_norm", "an InstanceNorm"),
+            "an InstanceNorm (group_norm, a group per channel)" if instance else p["op"]))
     kwargs = {}
     for name, has_default in parameters:
         if name == "normalized_shape":
@@ -64,6 +90,8 @@ def load_model_class(path):
         model = getattr(module, "ModelNew", None)
         if model is None:
             raise AttributeError("%s defines no ModelNew" % path)
+        with open(path, encoding="utf-8", errors="replace") as f:
+            model._normbench_source = f.read()
         return model
     except BaseException as e:  # the submission's own code: anything can happen
         raise CandidateError("cannot import %s: %s" % (path, describe_error(e)))
@@ -78,7 +106,7 @@ def kernelbench_model(torch, cls, p):
     parameters = [(name, param.default is not inspect.Parameter.empty)
                   for name, param in list(signature.parameters.items())[1:]
                   if param.kind not in (param.VAR_POSITIONAL, param.VAR_KEYWORD)]
-    kwargs = kernelbench_arguments(parameters, p)
+    kwargs = kernelbench_arguments(parameters, p, getattr(cls, "_normbench_source", None))
     try:
         model = cls(**kwargs).cuda().eval()
     except BaseException as e:

@@ -15,7 +15,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Lowest first: a room may include the rooms before it.
 LAYERS = ["util", "config", "check", "device", "timing", "inputs", "results", "compare",
-          "worker", "run", "plugin", "render", "cli"]
+          "worker", "run", "plugin", "python", "render", "cli"]
 INCLUDE = re.compile(r'#include "app/([^/"]+)/')
 
 

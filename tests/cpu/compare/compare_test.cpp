@@ -240,6 +240,24 @@ TEST(CompareStatusRules, EveryTransition) {
   EXPECT_EQ(a.regressions, 3);
 }
 
+// A baseline made with `run --torch` holds PyTorch's eager and compiled runs; a gate's run
+// without --torch lacks them, which is no regression. A missing kernel of normbench's still is.
+TEST(CompareStatusRules, AMissingPyTorchReferenceIsNoRegression) {
+  const auto t = samples_around(1.0, 0.002);
+  LoadedKernel eager = kernel("torch.eager", "passed", t);
+  eager.origin = "PyTorch";
+  LoadedKernel plugin = kernel("layer_norm.mine", "passed", t);
+  plugin.origin = "mine.so";
+  const LoadedReport base = report({{"P", {kernel("ln", "passed", t), eager, plugin}}});
+  const LoadedReport cand = report({{"P", {kernel("ln", "passed", t)}}});
+  const Comparison c = compare_reports(base, cand, CompareSettings{});
+  EXPECT_EQ(result_for(c, "torch.eager").verdict, Verdict::missing);
+  EXPECT_FALSE(result_for(c, "torch.eager").regression);
+  EXPECT_NE(result_for(c, "torch.eager").note.find("--torch"), std::string::npos);
+  EXPECT_TRUE(result_for(c, "layer_norm.mine").regression);
+  EXPECT_EQ(c.regressions, 1);
+}
+
 TEST(CompareThrottling, ASlowerKernelMostOfWhoseSamplesThrottledIsNamedNotARegression) {
   const auto t = samples_around(1.0, 0.002);
   LoadedKernel hot = kernel("hot", "passed", scaled(t, 1.2));

@@ -104,7 +104,7 @@ RunReport sample_report() {
   naive.speedup_vs_baseline = 1.0;
   naive.baseline_id = "layer_norm.naive";
   naive.activity = KernelActivity{
-      {{OperationKind::kernel, "layer_norm_rows<float>", "given", 2.9}}, true, 0.0029, ""};
+      {{OperationKind::kernel, "layer_norm_rows<float>", "given", 2.9}}, true, 0.0029, "", ""};
   ln.kernels.push_back(naive);
 
   KernelResult fast = kernel("layer_norm.fast", KernelStatus::failed, "2 of 32 elements differ");
@@ -131,7 +131,8 @@ RunReport sample_report() {
                                   {OperationKind::memset, "memset 4.1 KB", "given", 0.5}},
                                  false,
                                  std::nullopt,
-                                 "1 operation enqueued by no launch call: copy, 2.0 us"};
+                                 "1 operation enqueued by no launch call: copy, 2.0 us",
+                                 ""};
   gn.kernels.push_back(side);
 
   r.problems.push_back(gn);
