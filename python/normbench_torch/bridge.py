@@ -101,7 +101,7 @@ def _plan(request):
     try:
         built = _build(torch, candidate, p)
         prepared = _Prepared(torch, built, p, device)
-        prepared.warm_up(candidate["kind"] == "torch.compile")
+        prepared.warm_up(candidate["kind"].startswith("torch."))
     except NotSupported as e:
         return {"unsupported": str(e)}
     except CandidateError as e:
@@ -186,9 +186,10 @@ class _Prepared:
         return self.streams[address]
 
     def warm_up(self, needed):
-        """torch.compile compiles on its first call: that call is made here, on tensors of the
-        problem's shapes, dtypes and layout (uninitialised), so that no timed or watched launch
-        compiles."""
+        """PyTorch's first call, made here on tensors of the problem's shapes, dtypes and layout
+        (uninitialised): torch.compile compiles then, so that no checked or timed launch
+        compiles, and an op that refuses the problem's dtypes says so while planning
+        (not_supported) rather than at its first launch."""
         if not needed:
             return
         torch, p = self.torch, self.p
@@ -215,9 +216,11 @@ class _Prepared:
         self.addresses = None  # normbench's own buffers get views of their own
 
     def launch(self, r):
-        self._bind(r)
-        x, w, b, residual, y, s = self.tensors
+        # Everything on the given stream, the views' first binding too (a KernelBench model's
+        # parameters filled with 1s where the problem has no weight).
         with self.torch.cuda.stream(self._stream(r["stream"])):
+            self._bind(r)
+            x, w, b, residual, y, s = self.tensors
             out = self.built.call(x, w, b, residual, (y, s) if self.p["has_residual"] else y)
         if not self.built.in_place:
             self.result = self._checked(out)
