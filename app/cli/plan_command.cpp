@@ -1,7 +1,7 @@
 // `normbench plan --config X [--json]`: the problems of a config as a run would make them,
 // without a GPU: every default resolved, the geometry, each trial's seed, the config hash and
-// the kernels registered for each op. Other tools (python/normbench_torch) read this instead
-// of parsing configs themselves. With --shard K/N, the problems and kernels of that shard,
+// the kernels registered for each op. Other tools read this instead of parsing configs
+// themselves. With --shard K/N, the problems and kernels of that shard,
 // and the whole split (every (problem, kernel) pair, its expected cost and its shard).
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
-// `normbench report`: merge run reports (a normbench run, a PyTorch run of
-// python -m normbench_torch, ...) into one HTML page with charts, Markdown tables, JUnit XML
+// `normbench report`: merge run reports (one run, the shards of one, runs of other kernels on
+// the same config) into one HTML page with charts, Markdown tables, JUnit XML
 // for CI systems or CSV for spreadsheets.
 #include <memory>
 
@@ -90,7 +90,7 @@ void add_report_command(CLI::App& app, CommandContext& context) {
   ReportOptions& o = *options;
   CLI::App* cmd = app.add_subcommand(
       "report",
-      "Merge JSON reports (normbench run, python -m normbench_torch) by problem into an HTML "
+      "Merge JSON reports of normbench run by problem into an HTML "
       "page with charts, Markdown tables, JUnit XML (a test case per problem and kernel) or CSV "
       "(a row per problem and kernel) (no GPU needed)");
   cmd->add_option("reports", o.inputs, "Report files (JSON, schema_version 1 or 2)")->required();

@@ -1,9 +1,8 @@
 // Reproducible inputs. Element i of a tensor is a pure function of (seed, tensor name, i):
 // a SplitMix64 counter-based generator, so the values are the same for any thread count and
-// any chunking, and can be regenerated elsewhere (python/normbench_torch does, in NumPy and
-// PyTorch). i is the logical index (row-major over the shape, NCHW for GroupNorm whatever the
-// layout), and a bfloat16/float16 tensor holds the float value rounded to its type (ties to
-// even, as torch's .to()).
+// any chunking, and can be regenerated elsewhere. i is the logical index (row-major over the shape,
+// NCHW for GroupNorm whatever the layout), and a bfloat16/float16 tensor holds the float value
+// rounded to its type (ties to even, as torch's .to()).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// `normbench report`: several run reports (a normbench run, a PyTorch run of
-// python -m normbench_torch, ...), read by results/report_reader.hpp, merged by problem id into
+// `normbench report`: several run reports (a run, the shards of one, a run of other kernels on
+// the same config), read by results/report_reader.hpp, merged by problem id into
 // one small model that the Markdown and HTML renderers draw. Speedups are recomputed here from the
 // medians, so that kernels of different reports can be compared.
 #pragma once

@@ -2,12 +2,12 @@
 Model is the reference, ModelNew the candidate with its own CUDA kernel built by
 torch.utils.cpp_extension.load_inline). Evaluate it on normbench's problems:
 
-    PYTHONPATH=python python3 -m normbench_torch --config configs/kernelbench.json \\
-        --problem A_layer_norm --kernelbench examples/kernelbench/layer_norm_submission.py --torch
+    build/normbench run --config configs/kernelbench.json --problem A_layer_norm \
+        --kernelbench examples/kernelbench/layer_norm_submission.py --torch
 
-normbench_torch builds ModelNew(normalized_shape=...) from each layer_norm problem, loads
-normbench's weight and bias into its parameters, and verifies and times it as its own.
-"""
+normbench builds ModelNew(normalized_shape=...) from each layer_norm problem in its device
+worker, gives it normbench's weight and bias as its parameters, and verifies and times it as
+its own kernels."""
 
 import torch
 import torch.nn as nn

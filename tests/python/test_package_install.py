@@ -5,6 +5,7 @@ builder."""
 
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,10 +22,14 @@ if missing:
     print("skipped: no %s for %s" % (" and ".join(missing), sys.executable))
     sys.exit(77)
 
-with tempfile.TemporaryDirectory() as target:
+with tempfile.TemporaryDirectory() as target, tempfile.TemporaryDirectory() as work:
+    # From a copy: setuptools writes its build metadata next to the sources.
+    source = os.path.join(work, "python")
+    shutil.copytree(os.path.join(ROOT, "python"), source,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
     done = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-build-isolation",
-                           "--no-deps", "--no-index", "--target", target,
-                           os.path.join(ROOT, "python")], capture_output=True, text=True)
+                           "--no-deps", "--no-index", "--target", target, source],
+                          capture_output=True, text=True)
     if done.returncode != 0:
         print(done.stdout + done.stderr)
         sys.exit("pip install ./python failed (exit %d)" % done.returncode)

@@ -1,6 +1,5 @@
-// Golden values of the input generator (app/inputs/inputs.cpp). python/normbench_torch
-// regenerates the same inputs in NumPy/PyTorch, and tests/python/test_normbench_torch.py
-// checks it against these very numbers: if this test has to change, that one must too.
+// Golden values of the input generator (app/inputs/inputs.cpp): a change of the inputs every
+// committed report was made on shows here first.
 #include <gtest/gtest.h>
 
 #include <cstdint>
