@@ -216,12 +216,23 @@ class _Prepared:
         self.addresses = None  # normbench's own buffers get views of their own
 
     def launch(self, r):
-        # Everything on the given stream, the views' first binding too (a KernelBench model's
-        # parameters filled with 1s where the problem has no weight).
-        with self.torch.cuda.stream(self._stream(r["stream"])):
-            self._bind(r)
-            x, w, b, residual, y, s = self.tensors
-            out = self.built.call(x, w, b, residual, (y, s) if self.p["has_residual"] else y)
+        given = self._stream(r["stream"])
+        # A <<<...>>> launch without a stream, as KernelBench files often write, goes to the
+        # legacy default stream, which does not wait for normbench's non-blocking stream nor
+        # it for that: the call is forked from the given stream and joined back into it, so that
+        # such work is ordered and timed inside the launch (work on streams of the candidate's
+        # own is not, and the activity trace fails it).
+        legacy = self.torch.cuda.default_stream(self.device)
+        legacy.wait_stream(given)
+        try:
+            # Everything else on the given stream, the views' first binding too (a KernelBench
+            # model's parameters filled with 1s where the problem has no weight).
+            with self.torch.cuda.stream(given):
+                self._bind(r)
+                x, w, b, residual, y, s = self.tensors
+                out = self.built.call(x, w, b, residual, (y, s) if self.p["has_residual"] else y)
+        finally:
+            given.wait_stream(legacy)
         if not self.built.in_place:
             self.result = self._checked(out)
         return {}

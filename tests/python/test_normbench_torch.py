@@ -116,5 +116,65 @@ class Functions(unittest.TestCase):
             candidates.import_callable("no_such_module_here:f")
 
 
+class FakeStream:
+    def __init__(self, name, log):
+        self.name, self.log = name, log
+
+    def wait_stream(self, other):
+        self.log.append("%s waits for %s" % (self.name, other.name))
+
+
+class FakeTorch:
+    """What _Prepared.launch asks of torch, recorded."""
+
+    def __init__(self):
+        self.log = []
+        torch = self
+
+        class Cuda:
+            @staticmethod
+            def default_stream(device):
+                return FakeStream("legacy", torch.log)
+
+            @staticmethod
+            def ExternalStream(address, device=None):
+                return FakeStream("given", torch.log)
+
+            class stream:
+                def __init__(self, s):
+                    self.s = s
+
+                def __enter__(self):
+                    torch.log.append("current: " + self.s.name)
+
+                def __exit__(self, *a):
+                    torch.log.append("current restored")
+        self.cuda = Cuda
+
+
+class Launch(unittest.TestCase):
+    def launch(self, call):
+        torch = FakeTorch()
+        built = candidates.Built(call, in_place=True)
+        prepared = bridge._Prepared(torch, built, problem(), "cuda:0")
+        prepared._views = lambda r: ("x", "w", "b", None, "y", None)
+        request = {"x": 1, "weight": 2, "bias": 3, "residual": 0, "y": 4, "sum": 0, "stream": 99}
+        return torch.log, (lambda: prepared.launch(request))
+
+    def test_the_call_runs_on_the_given_stream_forked_to_and_joined_from_the_legacy_one(self):
+        log, run = self.launch(lambda x, w, b, r, out: log.append("call"))
+        run()
+        self.assertEqual(log, ["legacy waits for given", "current: given", "call",
+                               "current restored", "given waits for legacy"])
+
+    def test_a_call_that_raises_is_joined_all_the_same(self):
+        def raises(x, w, b, r, out):
+            raise ValueError("no")
+        log, run = self.launch(raises)
+        with self.assertRaises(ValueError):
+            run()
+        self.assertEqual(log[-1], "given waits for legacy")
+
+
 if __name__ == "__main__":
     unittest.main()
