@@ -155,7 +155,8 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                 "Also run PyTorch eager and torch.compile of each problem's op, as candidates "
                 "of this run (needs Python with PyTorch: python3, or NORMBENCH_PYTHON)");
   cmd->add_option("--torch-compile-mode", o->python.compile_mode,
-                  "torch.compile's mode for --torch (default, reduce-overhead, max-autotune, ...)")
+                  "torch.compile's mode for --torch: default, reduce-overhead, max-autotune or "
+                  "max-autotune-no-cudagraphs")
       ->check(non_empty());
   cmd->add_option("--python", o->python.callables,
                   "Also run this Python function, module:function, called as function(x, weight, "

@@ -153,6 +153,13 @@ std::string kernelbench_id(const std::string& path) {
 
 std::vector<KernelVariant> python_candidates(const PythonCandidateOptions& o) {
   if (!o.any()) return {};
+  // torch.compile's own modes; another would fail every problem's plan with one message.
+  const std::set<std::string> modes = {"default", "reduce-overhead", "max-autotune",
+                                       "max-autotune-no-cudagraphs"};
+  if (o.torch && !modes.count(o.compile_mode))
+    throw UsageError("--torch-compile-mode " + shown(o.compile_mode) +
+                     ": not a mode of torch.compile; allowed: default, reduce-overhead, "
+                     "max-autotune, max-autotune-no-cudagraphs");
   struct Candidate {
     std::string id, origin;
     json spec;

@@ -42,6 +42,14 @@ TEST(PythonCandidates, AMalformedSpecIsRefused) {
         << spec;
 }
 
+TEST(PythonCandidates, AnUnknownCompileModeIsRefusedBeforePythonIsLookedFor) {
+  PythonCandidateOptions o;
+  o.torch = true;
+  o.compile_mode = "fastest";
+  EXPECT_NE(usage_error([&] { python_candidates(o); }).find("allowed: default, reduce-overhead"),
+            std::string::npos);
+}
+
 TEST(PythonCandidates, NoneAskedIsNoneMade) {
   EXPECT_TRUE(python_candidates({}).empty());
 }
