@@ -114,6 +114,12 @@ WorkerClient::LoadedProblem WorkerClient::load_problem(size_t index) {
   excluded_.clear();
   uploaded_ = false;
   LoadedProblem loaded;
+  const std::vector<const KernelVariant*>& kernels = world_.kernels.at(index);
+  for (size_t k = 0; k < kernels.size(); ++k)
+    if (const auto lost = lost_planning_.find(kernels[k]); lost != lost_planning_.end()) {
+      loaded.planning_failures[k] = lost->second;
+      excluded_.push_back(k);
+    }
   // Planning runs each kernel's own code: a crash there is that kernel's. The kernel the
   // worker was planning is left out and a fresh worker plans the rest.
   int harness_losses = 0;
@@ -133,6 +139,10 @@ WorkerClient::LoadedProblem WorkerClient::load_problem(size_t index) {
       if (planning_) {
         loaded.planning_failures[*planning_] = std::string("while planning: ") + e.what();
         excluded_.push_back(*planning_);
+        if (kernels.at(*planning_)->python_submission)
+          lost_planning_[kernels.at(*planning_)] = "not planned again: planning it on problem " +
+                                                    world_.problems.at(index)->id +
+                                                    " lost the worker (" + e.what() + ")";
       } else if (++harness_losses == 2) {
         throw RuntimeError(std::string("the device worker failed twice on problem: ") + e.what());
       }

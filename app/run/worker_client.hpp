@@ -66,6 +66,10 @@ class WorkerClient {
   bool uploaded_fresh_ = false;     // the last upload had the fresh inputs
   bool upload_sent_ = false;        // begin_upload() sent a request finish_upload() has not awaited
   std::optional<size_t> planning_;  // the kernel the worker said it was planning last
+  // Python submissions whose planning (importing the module, building its extension) lost a
+  // worker, and how: the next problem would lose one again, a hang costing the watchdog's
+  // whole wait each time, so they are not planned again.
+  std::map<const KernelVariant*, std::string> lost_planning_;
 };
 
 }  // namespace normbench
