@@ -141,8 +141,8 @@ WorkerClient::LoadedProblem WorkerClient::load_problem(size_t index) {
         excluded_.push_back(*planning_);
         if (kernels.at(*planning_)->python_submission)
           lost_planning_[kernels.at(*planning_)] = "not planned again: planning it on problem " +
-                                                    world_.problems.at(index)->id +
-                                                    " lost the worker (" + e.what() + ")";
+                                                   world_.problems.at(index)->id +
+                                                   " lost the worker (" + e.what() + ")";
       } else if (++harness_losses == 2) {
         throw RuntimeError(std::string("the device worker failed twice on problem: ") + e.what());
       }
