@@ -226,8 +226,9 @@ class _Prepared:
         legacy.wait_stream(given)
         try:
             # Everything else on the given stream, the views' first binding too (a KernelBench
-            # model's parameters filled with 1s where the problem has no weight).
-            with self.torch.cuda.stream(given):
+            # model's parameters filled with 1s where the problem has no weight); no autograd
+            # graph: normbench times inference.
+            with self.torch.cuda.stream(given), self.torch.no_grad():
                 self._bind(r)
                 x, w, b, residual, y, s = self.tensors
                 out = self.built.call(x, w, b, residual, (y, s) if self.p["has_residual"] else y)
@@ -268,7 +269,7 @@ class _Prepared:
         if self.result is None:
             raise CandidateError("finish without a launch's output")
         _, _, _, _, y, s = self.tensors
-        with self.torch.cuda.stream(self._stream(r["stream"])):
+        with self.torch.cuda.stream(self._stream(r["stream"])), self.torch.no_grad():
             for target, out in zip((y, s), self.result):
                 target.copy_(out)
         self.result = None

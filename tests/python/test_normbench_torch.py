@@ -151,6 +151,14 @@ class FakeTorch:
                     torch.log.append("current restored")
         self.cuda = Cuda
 
+        class NoGrad:
+            def __enter__(self):
+                torch.log.append("no grad")
+
+            def __exit__(self, *a):
+                pass
+        self.no_grad = NoGrad
+
 
 class Launch(unittest.TestCase):
     def launch(self, call):
@@ -164,7 +172,7 @@ class Launch(unittest.TestCase):
     def test_the_call_runs_on_the_given_stream_forked_to_and_joined_from_the_legacy_one(self):
         log, run = self.launch(lambda x, w, b, r, out: log.append("call"))
         run()
-        self.assertEqual(log, ["legacy waits for given", "current: given", "call",
+        self.assertEqual(log, ["legacy waits for given", "current: given", "no grad", "call",
                                "current restored", "given waits for legacy"])
 
     def test_a_call_that_raises_is_joined_all_the_same(self):
