@@ -26,6 +26,8 @@ namespace {
 // normbench_torch when it is not installed (the source tree's python/, next to the binary).
 constexpr const char* kProbe = R"(
 import json, os, sys, sysconfig
+def text(s):  # a lone surrogate (a byte that is not UTF-8) written out: JSON holds UTF-8 only
+    return s.encode("utf-8", "backslashreplace").decode("utf-8")
 answer = {"executable": sys.executable, "home": sys.base_prefix,
           "version": "%d.%d.%d" % sys.version_info[:3]}
 names = [sysconfig.get_config_var(n) for n in ("INSTSONAME", "LDLIBRARY")]
@@ -49,13 +51,13 @@ try:
     import normbench_torch.bridge
     answer["package"] = os.path.dirname(normbench_torch.__file__)
 except Exception as e:
-    answer["package_error"] = "%s: %s" % (type(e).__name__, e)
+    answer["package_error"] = text("%s: %s" % (type(e).__name__, e))
 try:
     import torch
     answer["torch"] = torch.__version__
 except Exception as e:
-    answer["torch_error"] = "%s: %s" % (type(e).__name__, e)
-answer["path"] = path
+    answer["torch_error"] = text("%s: %s" % (type(e).__name__, e))
+answer["path"] = [folder for folder in path if folder == text(folder)]  # others cannot travel
 print(json.dumps(answer))
 )";
 

@@ -139,6 +139,31 @@ TEST_F(FindPython, ProgramsThatAreNoPythonAreNamed) {
   }
 }
 
+// A folder on the module path whose name is not UTF-8 comes to Python as a lone surrogate, which
+// json.dumps writes as "\udcff" and normbench's parser refuses: a real Python was reported as
+// "did not answer normbench's probe". Such a folder cannot reach the worker (its settings are
+// JSON too) and is left out; the answer is read.
+TEST_F(FindPython, AModulePathFolderNamedInAnotherEncodingIsLeftOut) {
+  if (std::system("python3 -c pass >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3 on PATH";
+  const char* before = getenv("PYTHONPATH");
+  const std::string saved = before ? before : "";
+  setenv("PYTHONPATH", "/tmp/normbench-not-utf8-\xff", 1);
+  std::string what;
+  PythonSetup s;
+  try {
+    setenv("NORMBENCH_PYTHON", "python3", 1);
+    s = find_python("--torch");
+  } catch (const UsageError& e) {
+    what = e.what();  // no PyTorch or normbench_torch there: the answer was read all the same
+  }
+  if (before)
+    setenv("PYTHONPATH", saved.c_str(), 1);
+  else
+    unsetenv("PYTHONPATH");
+  EXPECT_FALSE(contains(what, "did not answer")) << what;
+  for (const std::string& folder : s.path) EXPECT_FALSE(contains(folder, "not-utf8")) << folder;
+}
+
 TEST_F(FindPython, AProbeThatNeverAnswersIsStoppedAtItsTimeout) {
   // `exec`: the program itself sleeps, so that stopping it leaves nothing behind.
   const auto start = std::chrono::steady_clock::now();
