@@ -151,13 +151,17 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                   "Load kernels from this plugin (a shared library built against "
                   "normbench/plugin.h; repeatable)")
       ->check(non_empty());
-  cmd->add_flag("--torch", o->python.torch,
-                "Also run PyTorch eager and torch.compile of each problem's op, as candidates "
-                "of this run (needs Python with PyTorch: python3, or NORMBENCH_PYTHON)");
+  CLI::Option* torch =
+      cmd->add_flag("--torch", o->python.torch,
+                    "Also run PyTorch eager and torch.compile of each problem's op, as candidates "
+                    "of this run (needs Python with PyTorch: python3, or NORMBENCH_PYTHON)");
+  // Without --torch the mode would be ignored, and a run the user meant to compile with
+  // max-autotune would run no PyTorch at all.
   cmd->add_option("--torch-compile-mode", o->python.compile_mode,
                   "torch.compile's mode for --torch: default, reduce-overhead, max-autotune or "
                   "max-autotune-no-cudagraphs")
-      ->check(non_empty());
+      ->check(non_empty())
+      ->needs(torch);
   cmd->add_option("--python", o->python.callables,
                   "Also run this Python function, module:function, called as function(x, weight, "
                   "bias, problem) (docs/pytorch.md; repeatable)")

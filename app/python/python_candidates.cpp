@@ -1,14 +1,17 @@
 #include "app/python/python_candidates.hpp"
 
 #include <cuda_runtime_api.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <climits>
 #include <cstdlib>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string_view>
 
 #include "app/device/cuda_check.hpp"
 #include "app/python/embedded_python.hpp"
@@ -29,6 +32,58 @@ std::string id_part(const std::string& text) {
   for (char c : text)
     out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') ? c : '_';
   return out;
+}
+
+// Whether `text` is UTF-8: what a JSON text (the bridge's requests) can carry.
+bool is_utf8(const std::string& text) {
+  try {
+    (void)json(text).dump();
+    return true;
+  } catch (const json::type_error&) {
+    return false;
+  }
+}
+
+// A name as Python's import and getattr take it: ASCII letters, digits and '_', not starting
+// with a digit; characters beyond ASCII are left to Python, which allows many of them. A path
+// ("a/b"), a relative import ("..") or a space would otherwise fail at every problem's plan, on
+// the GPU machine, with Python's words.
+bool is_python_name(std::string_view name) {
+  const auto part_of_name = [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return std::isalnum(u) || u == '_' || u >= 0x80;
+  };
+  return !name.empty() && !std::isdigit(static_cast<unsigned char>(name.front())) &&
+         std::all_of(name.begin(), name.end(), part_of_name);
+}
+
+// Python names joined by '.' (pkg.sub.module).
+bool is_module_name(std::string_view name) {
+  for (size_t start = 0;;) {
+    const size_t dot = name.find('.', start);
+    if (!is_python_name(name.substr(start, dot == std::string_view::npos ? dot : dot - start)))
+      return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+// Why a --kernelbench file cannot be a submission, or "": checked before Python is looked for,
+// so that a mistyped path is refused at once rather than as an error of every problem.
+std::string why_not_a_submission(const std::string& path) {
+  if (const std::string why = why_not_a_regular_file(path); !why.empty()) return why;
+  // root reads every file whatever its mode; that case is left to Python's import.
+  if (access(path.c_str(), R_OK) != 0) return "cannot be read";
+  if (path.size() < 3 || path.compare(path.size() - 3, 3, ".py") != 0)
+    return "not a .py file (Python imports a submission by its .py name); allowed: FILE.py";
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && st.st_size == 0) return "is empty: it defines no ModelNew";
+  // The path reaches the worker's Python in a JSON text, which holds UTF-8 only.
+  if (!is_utf8(path)) return "its name is not UTF-8; rename the file";
+  char resolved[PATH_MAX];
+  if (realpath(path.c_str(), resolved) && !is_utf8(resolved))
+    return "the name of a folder on its path, or of its link's target, is not UTF-8";
+  return "";
 }
 
 // How PyTorch computes an op (torch.nn.functional has no single function for some).
@@ -139,9 +194,14 @@ KernelVariant candidate_variant(Op op, const std::string& id, const std::string&
 
 std::string callable_id(const std::string& spec) {
   const size_t colon = spec.find(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == spec.size() ||
-      spec.find(':', colon + 1) != std::string::npos)
-    throw UsageError("--python " + shown(spec) + ": expected module:function (e.g. my_norms:rms)");
+  const bool names = colon != std::string::npos && is_utf8(spec) &&
+                     is_module_name(std::string_view(spec).substr(0, colon)) &&
+                     is_python_name(std::string_view(spec).substr(colon + 1));
+  if (!names)
+    throw UsageError("--python " + shown(spec) +
+                     ": expected module:function, each a Python name (letters, digits and '_', "
+                     "not starting with a digit; a module's parts joined by '.'), e.g. "
+                     "my_norms:rms or pkg.norms:rms");
   return "python." + id_part(spec.substr(0, colon)) + "." + id_part(spec.substr(colon + 1));
 }
 
@@ -163,32 +223,38 @@ std::vector<KernelVariant> python_candidates(const PythonCandidateOptions& o) {
   struct Candidate {
     std::string id, origin;
     json spec;
+    std::string asked;  // the option that asked for it, for messages: "--python m:f"
   };
   std::vector<Candidate> asked;
   if (o.torch) {
-    asked.push_back({"torch.eager", "PyTorch", {{"kind", "torch.eager"}}});
-    asked.push_back(
-        {"torch.compile", "PyTorch", {{"kind", "torch.compile"}, {"mode", o.compile_mode}}});
+    asked.push_back({"torch.eager", "PyTorch", {{"kind", "torch.eager"}}, "--torch"});
+    asked.push_back({"torch.compile",
+                     "PyTorch",
+                     {{"kind", "torch.compile"}, {"mode", o.compile_mode}},
+                     "--torch"});
   }
   for (const std::string& spec : o.callables)
-    asked.push_back({callable_id(spec), spec, {{"kind", "python"}, {"spec", spec}}});
+    asked.push_back(
+        {callable_id(spec), spec, {{"kind", "python"}, {"spec", spec}}, "--python " + shown(spec)});
   for (const std::string& path : o.kernelbench_files) {
-    if (const std::string why = why_not_a_regular_file(path); !why.empty())
+    if (const std::string why = why_not_a_submission(path); !why.empty())
       throw UsageError("--kernelbench " + shown(path) + ": " + why);
-    if (access(path.c_str(), R_OK) != 0)
-      throw UsageError("--kernelbench " + shown(path) + ": cannot be read");
     char resolved[PATH_MAX];
     const std::string absolute = realpath(path.c_str(), resolved) ? resolved : path;
-    asked.push_back({kernelbench_id(path), path, {{"kind", "kernelbench"}, {"path", absolute}}});
+    asked.push_back({kernelbench_id(path),
+                     path,
+                     {{"kind", "kernelbench"}, {"path", absolute}},
+                     "--kernelbench " + shown(path)});
   }
   std::set<std::string> ids;
   for (const Candidate& c : asked) {
     if (c.id.size() > kMaxFileSafeNameLength)
-      throw UsageError(shown(c.origin) + ": its id " + shown(c.id) + " is longer than " +
+      throw UsageError(c.asked + ": its id " + shown(c.id) + " is longer than " +
                        std::to_string(kMaxFileSafeNameLength) + " characters");
     if (!ids.insert(c.id).second)
-      throw UsageError(shown(c.origin) + ": another candidate has the id " + shown(c.id) +
-                       " (candidates are told apart by module and function, or file name)");
+      throw UsageError(c.asked + ": another candidate has the id " + shown(c.id) +
+                       " (candidates are told apart by module and function, or file name; "
+                       "each may be given once)");
   }
 
   std::string what = o.torch ? "--torch" : !o.callables.empty() ? "--python" : "--kernelbench";

@@ -28,13 +28,15 @@ struct PythonCandidateOptions {
 inline constexpr double kPythonHoldUs = 1000.0;
 
 // The variants of the requested candidates for every op, in the order asked; empty when none
-// is. Finds Python first (find_python). Throws UsageError (exit 2) for a Python without
-// PyTorch, a spec that is not module:function, a KernelBench file that is not a readable regular
-// file, or two candidates with one id.
+// is. Checks the options, then finds Python (find_python). Throws UsageError (exit 2) for a spec
+// that is not module:function of Python names, a KernelBench file that is not a readable,
+// non-empty regular FILE.py with a UTF-8 name, two candidates with one id, or a Python without
+// PyTorch.
 std::vector<KernelVariant> python_candidates(const PythonCandidateOptions& options);
 
 // The id a candidate gets: "python.<module>.<function>", "kernelbench.<file stem>" (characters
-// other than letters, digits, '_' and '-' become '_'). Throws UsageError for a malformed spec.
+// other than letters, digits, '_' and '-' become '_'). Throws UsageError for a spec that is not
+// module:function, each a Python name (a path, "..", spaces or control characters).
 std::string callable_id(const std::string& spec);
 std::string kernelbench_id(const std::string& path);
 

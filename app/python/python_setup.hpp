@@ -4,6 +4,7 @@
 // never loads Python; a worker loads it the first time it plans a Python candidate.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -18,12 +19,20 @@ struct PythonSetup {
   std::string torch_version;      // "2.11.0+cu130"
 };
 
-// Finds the Python for `what` ("--torch", say). Throws UsageError (exit 2) saying what is missing
-// and how to fix it: no such interpreter, a Python without a shared libpython, no PyTorch, or
-// no normbench_torch package.
-PythonSetup find_python(const std::string& what);
+// How long the probe may take: importing PyTorch cold from a network file system takes tens of
+// seconds; a program that has not answered in two minutes is stuck (an import that waits on a
+// lock, a NORMBENCH_PYTHON that reads its standard input), and the run would never start.
+inline constexpr std::chrono::seconds kPythonProbeTimeout{120};
 
-// The probe's answer, parsed; separate for tests. Throws UsageError as find_python.
+// Finds the Python for `what` ("--torch", say). Throws UsageError (exit 2) saying what is missing
+// and how to fix it: no such interpreter, a program that is no Python or does not answer within
+// `timeout` (it is killed), a Python without a shared libpython, no PyTorch, or no
+// normbench_torch package.
+PythonSetup find_python(const std::string& what,
+                        std::chrono::seconds timeout = kPythonProbeTimeout);
+
+// The probe's answer, parsed; separate for tests. Throws UsageError as find_python, also for an
+// answer whose fields have other types than the probe's (another program's JSON).
 PythonSetup python_setup_from(const std::string& probe_output, const std::string& interpreter,
                               const std::string& what);
 

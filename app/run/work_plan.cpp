@@ -25,6 +25,20 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
+// Python candidates exist only when their option asks for them: `--kernel torch.eager` alone
+// names no kernel, and the list of those that exist would not say why.
+std::string candidate_hint(const std::string& id) {
+  const auto starts = [&](const char* prefix) { return id.rfind(prefix, 0) == 0; };
+  if (starts("torch."))
+    return " (torch.eager and torch.compile are candidates of `normbench run --torch`)";
+  if (starts("python."))
+    return " (python.<module>.<function> is a candidate of `normbench run --python "
+           "module:function`)";
+  if (starts("kernelbench."))
+    return " (kernelbench.<file stem> is a candidate of `normbench run --kernelbench FILE.py`)";
+  return "";
+}
+
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 constexpr uint64_t kFixedMiB = 64;  // launches and timing, whatever the problem's size
 constexpr int kMaxShards = 10000;
@@ -78,7 +92,8 @@ std::vector<PlannedProblem> plan_run(const RunConfig& config, const RunSettings&
                        "; allowed: " + join(problem_ids));
   for (const auto& id : settings.kernel_filter)
     if (!contains(kernel_ids, id))
-      throw UsageError("--kernel " + shown(id) + ": no such kernel; allowed: " + join(kernel_ids));
+      throw UsageError("--kernel " + shown(id) + ": no such kernel" + candidate_hint(id) +
+                       "; allowed: " + join(kernel_ids));
 
   std::vector<PlannedProblem> plan;
   for (const auto& problem : config.problems) {

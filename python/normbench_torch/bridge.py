@@ -16,22 +16,31 @@ the problem's layout, weight and bias in its parameter dtype. The views are made
 of addresses, so that a timed call pays for nothing but the candidate.
 """
 
-import json
+# Bound here, not looked up per call: a submission that patches json.dumps or replaces
+# sys.modules["json"] must not take the bridge's answers with it.
+from json import dumps as _dumps, loads as _loads
 
 from .candidates import (CandidateError, NotSupported, describe_error, import_callable,
-                         python_function, refused_dtypes, torch_compile, torch_dtype, torch_eager)
+                         message_of, python_function, refused_dtypes, torch_compile, torch_dtype,
+                         torch_eager)
 from .kernelbench import kernelbench_model, load_model_class
 
 _state = {"problem": None, "handles": {}, "next": 1, "callables": {}, "classes": {}}
 
+# The answer when even describing the failure failed: a constant, which nothing can break.
+_UNDESCRIBED = '{"error": "the candidate failed in a way that could not be described"}'
+
 
 def _answer(work, text):
     try:
-        return json.dumps(work(json.loads(text)))
-    except CandidateError as e:  # a reason of the bridge's own, already in words
-        return json.dumps({"error": str(e)})
-    except BaseException as e:  # the candidate's code runs here: anything can happen
-        return json.dumps({"error": describe_error(e)})
+        try:
+            return _dumps(work(_loads(text)))
+        except CandidateError as e:  # a reason of the bridge's own, already in words
+            return _dumps({"error": message_of(e)})
+        except BaseException as e:  # the candidate's code runs here: anything can happen
+            return _dumps({"error": describe_error(e)})
+    except BaseException:  # an exception raised again while answering (a MemoryError, say)
+        return _UNDESCRIBED
 
 
 def plan(text):
@@ -103,13 +112,13 @@ def _plan(request):
         prepared = _Prepared(torch, built, p, device)
         prepared.warm_up(candidate["kind"].startswith("torch."))
     except NotSupported as e:
-        return {"unsupported": str(e)}
+        return {"unsupported": message_of(e)}
     except CandidateError as e:
-        return {"error": str(e)}
+        return {"error": message_of(e)}
     except BaseException as e:
         refused = refused_dtypes(p, e) if candidate["kind"].startswith("torch.") else None
         if refused is not None:
-            return {"unsupported": str(refused)}
+            return {"unsupported": message_of(refused)}
         return {"error": "%s: %s" % (_when(candidate), describe_error(e))}
     finally:
         torch.cuda.synchronize(device)
@@ -244,10 +253,11 @@ class _Prepared:
         torch, p = self.torch, self.p
         names = ("y", "s") if p["has_residual"] else ("y",)
         if p["has_residual"]:
-            if not isinstance(out, (tuple, list)) or len(out) != 2:
-                raise CandidateError("returned %s; add_rms_norm candidates return (y, s)"
-                                     % type(out).__name__)
-            outs = tuple(out)
+            # Counted after tuple(): a tuple subclass may say it holds two and yield one.
+            outs = tuple(out) if isinstance(out, (tuple, list)) else None
+            if outs is None or len(outs) != 2:
+                raise CandidateError("returned %s%s; add_rms_norm candidates return (y, s)" % (
+                    type(out).__name__, "" if outs is None else " of %d" % len(outs)))
         else:
             outs = (out,)
         dtype = torch_dtype(torch, p["dtype"])

@@ -32,9 +32,42 @@ class CandidateError(Exception):
     """The candidate failed to import, compile or build: status error."""
 
 
+# The most characters of a reason in an answer: a traceback's last line fits; a submission's
+# 10 MB message does not belong in every problem's report.
+MAX_REASON = 1000
+
+
+def safe_text(text):
+    """text as normbench's JSON parser takes it: lone surrogates (Python's stand-in for bytes
+    that are not UTF-8, as in os.fsdecode's names) written out as \\udcff, since strict UTF-8
+    refuses them, and at most MAX_REASON characters."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if len(text) <= MAX_REASON else "%s... (%d characters)" % (text[:MAX_REASON],
+                                                                            len(text))
+
+
 def describe_error(e):
-    lines = str(e).strip().splitlines()
-    return "%s: %s" % (type(e).__name__, lines[-1] if lines else "")
+    """'Type: the last line of its message'. Never raises: a submission's exception may raise,
+    exit or interrupt from its __str__, and this runs where nothing may escape to the worker."""
+    try:
+        name = type(e).__name__
+        name = name if isinstance(name, str) else "an exception"
+    except BaseException:
+        name = "an exception"
+    try:
+        lines = str(e).strip().splitlines()
+        return safe_text("%s: %s" % (name, lines[-1] if lines else ""))
+    except BaseException:
+        return safe_text("%s (its message cannot be read)" % name)
+
+
+def message_of(e):
+    """str(e) of the bridge's own exceptions (NotSupported, CandidateError), bounded; a
+    submission may raise a subclass of them whose str() raises."""
+    try:
+        return safe_text(str(e))
+    except BaseException:
+        return describe_error(e)
 
 
 def torch_dtype(torch, name):
@@ -113,7 +146,11 @@ def refused_dtypes(p, e):
     """PyTorch declining the problem's dtypes (its group_norm takes no float32 weight with
     bfloat16 x: "expected scalar type BFloat16 but found Float") is PyTorch not supporting the
     problem, not a failure of the candidate."""
-    if "scalar type" in str(e) or "dtype" in str(e):
+    try:
+        text = str(e)
+    except BaseException:  # an exception whose str() raises is no dtype refusal of PyTorch's
+        return None
+    if "scalar type" in text or "dtype" in text:
         return NotSupported("PyTorch's %s refuses %s weights with %s data: %s" % (
             p["op"], p["param_dtype"], p["dtype"], describe_error(e)))
     return None

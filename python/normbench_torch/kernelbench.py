@@ -85,6 +85,8 @@ def load_model_class(path):
         stem = os.path.splitext(os.path.basename(path))[0]
         name = "normbench_submission_" + "".join(c if c.isalnum() else "_" for c in stem)
         spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:  # a name that is not FILE.py
+            raise ImportError("%s is not a Python source file (FILE.py)" % path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         model = getattr(module, "ModelNew", None)
@@ -102,7 +104,11 @@ def kernelbench_model(torch, cls, p):
     weight and bias (bind), in the problem's parameter dtype: the fresh inputs that normbench
     swaps in between timed samples reach the model as they reach every kernel, and no copy is
     made per call."""
-    signature = inspect.signature(cls.__init__)
+    try:
+        signature = inspect.signature(cls.__init__)
+    except BaseException as e:  # a builtin's, or a __signature__ that is none
+        raise CandidateError("cannot read the parameters of ModelNew's constructor, which tell "
+                             "its op: %s" % describe_error(e))
     parameters = [(name, param.default is not inspect.Parameter.empty)
                   for name, param in list(signature.parameters.items())[1:]
                   if param.kind not in (param.VAR_POSITIONAL, param.VAR_KEYWORD)]

@@ -5,6 +5,8 @@ KernelBench adapter's choice of op, and how functions are called."""
 import json
 import os
 import sys
+import tempfile
+import types
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
@@ -182,6 +184,140 @@ class Launch(unittest.TestCase):
         with self.assertRaises(ValueError):
             run()
         self.assertEqual(log[-1], "given waits for legacy")
+
+
+class Unprintable(Exception):
+    """An exception whose str() raises: describing it must not raise in turn."""
+
+    def __str__(self):
+        raise self
+
+
+class InterruptsWhenShown(Exception):
+    def __str__(self):
+        raise KeyboardInterrupt
+
+
+class LyingPair(tuple):
+    """A tuple that says it holds two items and yields one."""
+
+    def __len__(self):
+        return 2
+
+
+def strict_error(answer):
+    """The error of a bridge answer as normbench's JSON parser reads it: UTF-8 only, so a lone
+    surrogate (Python's stand-in for an undecodable byte) would fail the whole answer."""
+    error = json.loads(answer)["error"]
+    error.encode("utf-8")
+    return error
+
+
+class HostileSubmissions(unittest.TestCase):
+    """Whatever a submission raises or returns, the bridge answers {"error": ...} and raises
+    nothing into the worker's C++ (which would end the worker as a fault)."""
+
+    def test_exceptions_that_cannot_be_described_still_answer(self):
+        for exception in (Unprintable(), InterruptsWhenShown(), KeyboardInterrupt(), SystemExit(2),
+                          GeneratorExit(), MemoryError()):
+            def work(request, e=exception):
+                raise e
+            self.assertIn(type(exception).__name__, strict_error(bridge._answer(work, "{}")))
+
+    def test_a_candidate_error_that_cannot_be_described_still_answers(self):
+        class Odd(CandidateError):
+            def __str__(self):
+                raise self
+        self.assertIn("Odd", strict_error(bridge._answer(lambda r: (_ for _ in ()).throw(Odd()),
+                                                         "{}")))
+
+    def test_an_unprintable_exception_is_no_dtype_refusal(self):
+        self.assertIsNone(candidates.refused_dtypes(problem(), Unprintable()))
+        refused = candidates.refused_dtypes(problem(), RuntimeError("expected scalar type Float"))
+        self.assertIsInstance(refused, NotSupported)
+
+    def test_a_huge_or_undecodable_message_is_bounded_and_utf8(self):
+        def huge(request):
+            raise ValueError("x" * 10000000)
+        self.assertLess(len(strict_error(bridge._answer(huge, "{}"))), 2000)
+
+        def undecodable(request):
+            raise ValueError(os.fsdecode(b"name \xff"))
+        self.assertIn("name", strict_error(bridge._answer(undecodable, "{}")))
+
+    def test_a_submission_that_replaces_json_does_not_silence_the_bridge(self):
+        import json as real_json
+        saved_dumps, saved_module = real_json.dumps, sys.modules["json"]
+
+        def tampers(request):
+            real_json.dumps = lambda *a, **k: 1 / 0
+            sys.modules["json"] = types.ModuleType("json")
+            raise ValueError("after tampering")
+        try:
+            answer = bridge._answer(tampers, "{}")
+        finally:
+            real_json.dumps, sys.modules["json"] = saved_dumps, saved_module
+        self.assertEqual(strict_error(answer), "ValueError: after tampering")
+
+
+class FakeTorchModule(types.ModuleType):
+    """The `torch` that bridge._plan imports, enough to build a candidate without a GPU."""
+
+    def __init__(self):
+        super().__init__("torch")
+        self.float32 = "float32"
+        self.device = lambda kind, index: "%s:%d" % (kind, index)
+        self.cuda = types.SimpleNamespace(set_device=lambda d: None, synchronize=lambda d=None: None,
+                                          empty_cache=lambda: None)
+
+
+class PlanningHostileModels(unittest.TestCase):
+    def plan(self, source):
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "submission.py")
+            with open(path, "w") as f:
+                f.write(source)
+            saved = sys.modules.get("torch")
+            sys.modules["torch"] = FakeTorchModule()
+            try:
+                request = {"candidate": {"kind": "kernelbench", "path": path},
+                           "problem": problem(), "device": 0}
+                return strict_error(bridge.plan(json.dumps(request)))
+            finally:
+                bridge._state["classes"].clear()
+                if saved is None:
+                    del sys.modules["torch"]
+                else:
+                    sys.modules["torch"] = saved
+
+    def test_a_constructor_that_raises_the_unprintable_is_an_error(self):
+        error = self.plan("class E(Exception):\n    def __str__(self):\n        raise self\n"
+                          "class ModelNew:\n    def __init__(self, normalized_shape):\n"
+                          "        raise E()\n")
+        self.assertIn("ModelNew", error)
+
+    def test_a_constructor_whose_signature_cannot_be_read_is_named(self):
+        error = self.plan("class ModelNew:\n    def __init__(self, normalized_shape):\n"
+                          "        pass\n    __init__.__signature__ = 'not a signature'\n")
+        self.assertIn("cannot read the parameters of ModelNew's constructor", error)
+
+
+class ReturnedOutputs(unittest.TestCase):
+    def checked(self, out, p):
+        class Tensor:
+            shape, dtype, device = p["shape"], "float32", "cuda:0"
+
+        torch = types.SimpleNamespace(Tensor=Tensor, float32="float32", bfloat16="bf16",
+                                      float16="f16")
+        prepared = bridge._Prepared(torch, candidates.Built(None), p, "cuda:0")
+        return prepared._checked(out(Tensor()))
+
+    def test_add_rms_norm_must_return_two_outputs(self):
+        p = problem(op="add_rms_norm", has_residual=True)
+        self.assertEqual(len(self.checked(lambda t: (t, t), p)), 2)
+        for wrong in (lambda t: t, lambda t: (t,), lambda t: (t, t, t), lambda t: LyingPair((t,))):
+            with self.assertRaisesRegex(CandidateError, "return \\(y, s\\)"):
+                self.checked(wrong, p)
 
 
 if __name__ == "__main__":

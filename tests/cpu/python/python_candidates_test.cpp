@@ -107,11 +107,11 @@ TEST(PythonSetup, TheProbesAnswerIsReadOrItsGapNamed) {
   EXPECT_NE(refusal(R"({"executable": "x", "path": [], "version": "3.11.2"})")
                 .find("no shared libpython"),
             std::string::npos);
-  EXPECT_NE(refusal(R"({"executable": "x", "path": [], "library": "l",
+  EXPECT_NE(refusal(R"({"executable": "x", "path": [], "library": "/l",
                         "torch_error": "ModuleNotFoundError: No module named 'torch'"})")
                 .find("cannot import torch"),
             std::string::npos);
-  EXPECT_NE(refusal(R"({"executable": "x", "path": [], "library": "l", "torch": "2",
+  EXPECT_NE(refusal(R"({"executable": "x", "path": [], "library": "/l", "torch": "2",
                         "package_error": "ModuleNotFoundError"})")
                 .find("pip install ./python"),
             std::string::npos);
