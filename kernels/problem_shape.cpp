@@ -26,6 +26,8 @@ std::string_view op_name(Op op) {
       return "add_rms_norm";
     case Op::channel_rms_norm:
       return "channel_rms_norm";
+    case Op::group_norm_silu:
+      return "group_norm_silu";
   }
   return "unknown";
 }
@@ -53,6 +55,9 @@ std::string_view op_description(Op op) {
     case Op::channel_rms_norm:
       return "RMSNorm over dim 1 (the channels) of NCHW x, per position: x / sqrt(mean over C "
              "of x^2 + eps), optional per-channel weight";
+    case Op::group_norm_silu:
+      return "GroupNorm as group_norm, then SiLU v * sigmoid(v) (the GroupNorm + SiLU of "
+             "diffusion UNets)";
   }
   return "";
 }
@@ -114,10 +119,10 @@ ProblemShape make_problem_shape(Op op, std::vector<int64_t> shape,
   p.affine = affine;
   p.dtype = format.dtype;
   p.param_dtype = format.param_dtype;
-  p.layout = op == Op::group_norm ? format.layout : Layout::nchw;
+  p.layout = p.grouped() ? format.layout : Layout::nchw;
   p.has_bias = affine && format.has_bias && p.centered();
   p.num_elements = product(p.shape);
-  if (op == Op::group_norm) {
+  if (p.grouped()) {
     p.channels = p.shape.at(1);
     p.spatial = product(p.shape, 2);
     p.segment_size = (p.channels / groups) * p.spatial;

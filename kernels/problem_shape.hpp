@@ -3,7 +3,8 @@
 // to compute it. Host-only, no CUDA.
 //
 // Every op normalizes "segments" of x: a LayerNorm/RMSNorm row (the trailing normalized dims),
-// a GroupNorm group (C/G channels times the spatial dims) or, for channel_rms_norm, the C
+// a GroupNorm group (C/G channels times the spatial dims; group_norm_silu's too) or, for
+// channel_rms_norm, the C
 // channels of one (sample, spatial position). In the *logical* order (row-major over `shape`,
 // NCHW for GroupNorm and channel_rms_norm) a row or group is contiguous; a channels-last
 // GroupNorm stores x as (N, spatial..., C), so there a group is strided in memory, and a
@@ -27,11 +28,13 @@ enum class Op {
   layer_norm_gelu_scale,
   rms_norm,
   add_rms_norm,
-  channel_rms_norm
+  channel_rms_norm,
+  group_norm_silu
 };
 
-inline constexpr Op kAllOps[] = {Op::layer_norm, Op::group_norm,   Op::layer_norm_gelu_scale,
-                                 Op::rms_norm,   Op::add_rms_norm, Op::channel_rms_norm};
+inline constexpr Op kAllOps[] = {Op::layer_norm,     Op::group_norm,   Op::layer_norm_gelu_scale,
+                                 Op::rms_norm,       Op::add_rms_norm, Op::channel_rms_norm,
+                                 Op::group_norm_silu};
 
 std::string_view op_name(Op op);
 std::optional<Op> op_from_name(std::string_view name);
@@ -63,17 +66,17 @@ struct ProblemShape {
   Op op = Op::layer_norm;
   std::vector<int64_t> shape;  // logical shape of x (row-major; NCHW for the channel ops)
   std::vector<int64_t> normalized_shape;  // row ops: trailing dims normalized together
-  int64_t groups = 0;                     // group_norm: number of groups
+  int64_t groups = 0;                     // the GroupNorm ops: number of groups
 
   DType dtype = DType::float32;        // x, residual, y and s
   DType param_dtype = DType::float32;  // weight and bias: dtype or float32
-  Layout layout = Layout::nchw;        // group_norm only
+  Layout layout = Layout::nchw;        // the GroupNorm ops only
 
   int64_t num_elements = 0;
   int64_t num_segments = 0;  // rows, N * groups, or N * spatial (channel_rms_norm)
   int64_t segment_size = 0;  // elements normalized together (channel_rms_norm: C)
-  int64_t channels = 0;      // group_norm, channel_rms_norm: C = shape[1]
-  int64_t spatial = 1;       // group_norm, channel_rms_norm: product of shape[2:]
+  int64_t channels = 0;      // the GroupNorm ops, channel_rms_norm: C = shape[1]
+  int64_t spatial = 1;       // the GroupNorm ops, channel_rms_norm: product of shape[2:]
   int64_t param_size = 0;    // elements of weight and of bias
 
   double eps = 1e-5;
@@ -86,8 +89,11 @@ struct ProblemShape {
   bool centered() const {
     return op != Op::rms_norm && op != Op::add_rms_norm && op != Op::channel_rms_norm;
   }
+  // group_norm and group_norm_silu (GroupNorm, then SiLU on its output): groups of channels,
+  // NCHW or channels-last; every kernel and check of one serves the other, up to the output.
+  bool grouped() const { return op == Op::group_norm || op == Op::group_norm_silu; }
   // Weight and bias are per channel (shape[1]) rather than per element of a row.
-  bool per_channel_params() const { return op == Op::group_norm || op == Op::channel_rms_norm; }
+  bool per_channel_params() const { return grouped() || op == Op::channel_rms_norm; }
   // channel_rms_norm: a segment's elements lie `spatial` apart, not next to each other.
   bool strided_segments() const { return op == Op::channel_rms_norm; }
   // add_rms_norm reads a residual and writes s = x + residual besides y.

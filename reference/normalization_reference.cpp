@@ -21,6 +21,12 @@ double gelu_exact(double v) {
   return 0.5 * v * (1.0 + std::erf(v * M_SQRT1_2));
 }
 
+double silu_exact(double v) {
+  // v / (1 + e^-v): for v below about -709 e^-v is infinite and the quotient -0, where the
+  // exact value (about v e^v) is far below every type's smallest subnormal anyway.
+  return v / (1.0 + std::exp(-v));
+}
+
 const char* output_name(Output output) {
   return output == Output::sum ? "s" : "y";
 }
@@ -171,7 +177,7 @@ void NormalizationReference::expected(Output output, int64_t begin, int64_t n, d
   const float* weight = inputs_.weight;
   const float* bias = problem_.has_bias ? inputs_.bias : nullptr;
   if (problem_.affine) {
-    if (problem_.op == Op::group_norm) {
+    if (problem_.grouped()) {
       // Per channel: walk the runs of elements that share one.
       for (int64_t i = 0; i < n;) {
         const int64_t c = problem_.param_index(begin + i);
@@ -188,6 +194,7 @@ void NormalizationReference::expected(Output output, int64_t begin, int64_t n, d
   }
   if (problem_.op == Op::layer_norm_gelu_scale)
     y = y.unaryExpr([this](double v) { return gelu_exact(v) * problem_.scale; });
+  if (problem_.op == Op::group_norm_silu) y = y.unaryExpr([](double v) { return silu_exact(v); });
 }
 
 }  // namespace normbench

@@ -1,7 +1,9 @@
 // The CPU reference for every op, in double precision on the exact input values (low-precision
 // inputs are floats holding representable values): two-pass mean and biased variance per
 // segment, rstd = 1 / sqrt(var + eps) as PyTorch computes it, then the affine transform and,
-// for layer_norm_gelu_scale, exact GELU 0.5 v (1 + erf(v / sqrt 2)) times scale. RMSNorm
+// for layer_norm_gelu_scale, exact GELU 0.5 v (1 + erf(v / sqrt 2)) times scale, for
+// group_norm_silu SiLU v / (1 + e^-v) of GroupNorm's value (both in double, and an output
+// dtype's rounding is left to the comparison: an exact kernel rounds once, there). RMSNorm
 // skips the mean: rstd = 1 / sqrt(mean(x^2) + eps). add_rms_norm has two outputs: s, whose
 // reference is the exact x + residual, and y = rms_norm(s) of s as the kernel's dtype holds it:
 // the float32 sum rounded once to the dtype, as PyTorch computes `x + residual`.
@@ -84,5 +86,7 @@ class NormalizationReference {
 
 // Exact GELU of PyTorch's torch.nn.functional.gelu (approximate='none').
 double gelu_exact(double v);
+// SiLU of torch.nn.functional.silu: v * sigmoid(v), in double.
+double silu_exact(double v);
 
 }  // namespace normbench

@@ -124,7 +124,8 @@ std::string suffix_examples(const std::vector<int64_t>& shape) {
   return out;
 }
 
-// dtype, param_dtype (the dtype or float32), layout (group_norm) and bias (the centered ops).
+// dtype, param_dtype (the dtype or float32), layout (the GroupNorm ops) and bias (the centered
+// ops).
 // Which ops may name layout and bias is decided by each op's allowed keys (parse_problem).
 ProblemFormat parse_format(const CheckedJson& node, const Settings& s) {
   ProblemFormat f;
@@ -156,10 +157,10 @@ ProblemShape parse_shape(const CheckedJson& node, Op op, const Settings& s) {
     if (shape.size() < 2)
       node.at("shape").fail("channel_rms_norm needs shape (N, C, spatial...); got " +
                             format_dims(shape) + "; allowed: 2 or more dims");
-  } else if (op == Op::group_norm) {
+  } else if (op == Op::group_norm || op == Op::group_norm_silu) {
     if (shape.size() < 2)
-      node.at("shape").fail("group_norm needs shape (N, C, spatial...); got " + format_dims(shape) +
-                            "; allowed: 2 or more dims");
+      node.at("shape").fail(std::string(op_name(op)) + " needs shape (N, C, spatial...); got " +
+                            format_dims(shape) + "; allowed: 2 or more dims");
     const auto groups_node = node.at("groups");
     groups = groups_node.as_int(1, shape[1]);
     if (shape[1] % groups != 0)
@@ -284,6 +285,7 @@ ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
   const Op op = parse_op(op_node);
   switch (op) {
     case Op::group_norm:
+    case Op::group_norm_silu:  // group_norm's fields: only the output differs
       node.expect_object(
           {"id", "description", "op", "shape", "groups", "layout", "bias", NORMBENCH_SETTING_KEYS});
       break;
@@ -326,7 +328,7 @@ ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
 
   p.resolved = {{"id", p.id}, {"op", op_name(op)}, {"shape", p.shape.shape}};
   if (!p.description.empty()) p.resolved["description"] = p.description;
-  if (op == Op::group_norm)
+  if (p.shape.grouped())
     p.resolved["groups"] = p.shape.groups;
   else if (op != Op::channel_rms_norm)  // it normalizes dim 1 whatever the config says
     p.resolved["normalized_shape"] = p.shape.normalized_shape;

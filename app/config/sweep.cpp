@@ -25,7 +25,8 @@ Axis parse_axis(const CheckedJson& sweep, const std::string& key, const nlohmann
   Axis a;
   a.key = key;
   std::smatch m;
-  const bool is_group_norm = problem.value("op", "") == "group_norm";
+  const std::string op = problem.value("op", "");
+  const bool is_group_norm = op == "group_norm" || op == "group_norm_silu";
   if (key == "rows") {
     a.tag = "rows";
     a.dim = 0;

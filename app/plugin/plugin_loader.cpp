@@ -20,7 +20,8 @@ namespace normbench {
 namespace {
 
 // The ABI's numbers are normbench's enums' values.
-static_assert(NB_OP_CHANNEL_RMS_NORM == static_cast<int>(Op::channel_rms_norm) &&
+static_assert(NB_OP_GROUP_NORM_SILU == static_cast<int>(Op::group_norm_silu) &&
+              NB_OP_CHANNEL_RMS_NORM == static_cast<int>(Op::channel_rms_norm) &&
               NB_OP_ADD_RMS_NORM == static_cast<int>(Op::add_rms_norm) &&
               NB_OP_RMS_NORM == static_cast<int>(Op::rms_norm) &&
               NB_OP_LAYER_NORM_GELU_SCALE == static_cast<int>(Op::layer_norm_gelu_scale) &&
@@ -58,7 +59,7 @@ int add_kernel(void* context, const nb_kernel* k) {
   if (collected.kernels.size() >= kMaxKernelsPerPlugin)
     return refuse("it registers more than " + std::to_string(kMaxKernelsPerPlugin) +
                   " kernels; allowed: at most " + std::to_string(kMaxKernelsPerPlugin));
-  if (k->op < NB_OP_LAYER_NORM || k->op > NB_OP_CHANNEL_RMS_NORM) {
+  if (k->op < NB_OP_LAYER_NORM || k->op > NB_OP_GROUP_NORM_SILU) {
     std::string allowed;
     for (Op op : kAllOps)
       allowed += (allowed.empty() ? "" : ", ") + std::to_string(static_cast<int>(op)) + " (" +

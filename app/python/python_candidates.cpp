@@ -95,13 +95,15 @@ std::string torch_form(Op op) {
       return "s = x + residual; y = rms_norm(s)";
     case Op::channel_rms_norm:
       return "x / sqrt(mean(x^2, dim=1) + eps), in float32";
+    case Op::group_norm_silu:
+      return "silu(group_norm(x))";
     default:
       return std::string(op_name(op));
   }
 }
 
 json param_shape(const ProblemShape& p) {
-  if (p.op == Op::group_norm || p.op == Op::channel_rms_norm) return json::array({p.channels});
+  if (p.per_channel_params()) return json::array({p.channels});
   return p.normalized_shape;
 }
 
@@ -111,7 +113,7 @@ json problem_json(const ProblemShape& p) {
       {"op", op_name(p.op)},
       {"shape", p.shape},
       {"normalized_shape", p.normalized_shape.empty() ? json(nullptr) : json(p.normalized_shape)},
-      {"groups", p.op == Op::group_norm ? json(p.groups) : json(nullptr)},
+      {"groups", p.grouped() ? json(p.groups) : json(nullptr)},
       {"channels", p.channels},
       {"eps", p.eps},
       {"scale", p.scale},

@@ -3,85 +3,13 @@
 // may be absent), NCHW or channels-last. Contiguous tiles, partial sums per group and tile,
 // grid barriers, tiles held in shared memory between the statistics and the normalization.
 // For the diffusion shapes (kernels/NOTES.md, "GroupNorm for diffusion models").
-#include "kernels/group_norm/grid_tiles_kernel.cuh"
+#include "kernels/group_norm/grid_tiles_launch.cuh"
 
 namespace normbench::kernels {
 namespace {
 
-template <class T, bool kChannelsLast, int kVec>
-cudaError_t launch_grid_tiles_kernel(const GridTilesPlan& plan, GridTilesArgs a,
-                                     cudaStream_t stream) {
-  const auto kernel = grid_tiles_kernel<T, kChannelsLast, kVec>;
-  cudaError_t error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(plan.smem_bytes));
-  // All of the unified L1/shared memory as shared memory: two blocks of ~113 KB per SM.
-  if (error == cudaSuccess)
-    error = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                 cudaSharedmemCarveoutMaxShared);
-  if (error != cudaSuccess) return error;
-  if (!a.cooperative) {
-    // Enough blocks to fill the device many times; more would only grid-stride.
-    const int64_t blocks = std::min<int64_t>(a.geo.tiles, int64_t{plan.sm_count} * 64);
-    kernel<<<static_cast<unsigned>(blocks), kGridTilesThreads, plan.smem_bytes, stream>>>(a);
-    return cudaGetLastError();
-  }
-  // Every block must be resident for the grid barriers: as many as fit, at most one per tile.
-  int per_sm = 0;
-  error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kGridTilesThreads,
-                                                        plan.smem_bytes);
-  if (error != cudaSuccess) return error;
-  if (per_sm < 1) return cudaErrorCooperativeLaunchTooLarge;
-  const int64_t blocks = std::min<int64_t>(a.geo.tiles, int64_t{per_sm} * plan.sm_count);
-  void* params[] = {&a};
-  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel),
-                                     dim3(static_cast<unsigned>(blocks)), dim3(kGridTilesThreads),
-                                     params, plan.smem_bytes, stream);
-}
-
-template <class T>
-cudaError_t launch_typed(const GridTilesPlan& plan, const GridTilesArgs& a, cudaStream_t stream) {
-  constexpr int kFull = 16 / static_cast<int>(sizeof(T));
-  if (a.geo.channels_last)
-    return a.geo.vec == 1 ? launch_grid_tiles_kernel<T, true, 1>(plan, a, stream)
-                          : launch_grid_tiles_kernel<T, true, kFull>(plan, a, stream);
-  return a.geo.vec == 1 ? launch_grid_tiles_kernel<T, false, 1>(plan, a, stream)
-                        : launch_grid_tiles_kernel<T, false, kFull>(plan, a, stream);
-}
-
-cudaError_t launch(const ProblemShape& p, const GridTilesPlan& plan, const KernelArgs& args) {
-  char* workspace = static_cast<char*>(args.workspace);
-  auto* coefficients = reinterpret_cast<float*>(workspace + plan.coefficients_offset);
-  const size_t array = plan.coefficient_array_bytes / sizeof(float);
-  GridTilesArgs a{plan.geometry,
-                  args.x,
-                  args.y,
-                  args.weight,
-                  args.bias,
-                  p.param_dtype == DType::float32,
-                  plan.cooperative,
-                  p.eps,
-                  reinterpret_cast<float2*>(workspace),
-                  coefficients,
-                  coefficients + array,
-                  coefficients + 2 * array};
-  switch (p.dtype) {
-    case DType::float32:
-      return launch_typed<float>(plan, a, args.stream);
-    case DType::bfloat16:
-      return launch_typed<__nv_bfloat16>(plan, a, args.stream);
-    case DType::float16:
-      return launch_typed<__half>(plan, a, args.stream);
-  }
-  return cudaErrorInvalidValue;
-}
-
 KernelPlan plan(const ProblemShape& p, const DeviceCaps& device) {
-  const GridTilesPlan tiles = plan_grid_tiles(p, device);
-  if (!tiles.unsupported.empty()) return KernelPlan::declined(tiles.unsupported);
-  KernelPlan plan;
-  plan.workspace_bytes = tiles.workspace_bytes;
-  plan.launch = [p, tiles](const KernelArgs& args) { return launch(p, tiles, args); };
-  return plan;
+  return plan_grid_tiles_variant<IdentityEpilogue>(p, device);
 }
 
 }  // namespace

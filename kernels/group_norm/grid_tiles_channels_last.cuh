@@ -109,13 +109,15 @@ __device__ void channels_last_statistics(const GridTilesArgs& a, int64_t tile,
   __syncthreads();  // the table is reused by the block's next tile
 }
 
-// y of the tile from the coefficients of its sample; the thread's accesses number it, it + 1,
-// ... and come from `hold` while below hold_slots, else again from x.
-template <class T, int kVec>
+// y of the tile from the coefficients of its sample, through the epilogue (as nchw_normalize);
+// the thread's accesses number it, it + 1, ... and come from `hold` while below hold_slots,
+// else again from x.
+template <class T, int kVec, class Epilogue>
 __device__ void channels_last_normalize(const GridTilesArgs& a, int64_t tile,
                                         const typename TileAccess<T, kVec>::Raw* hold, int it) {
   using Access = TileAccess<T, kVec>;
   constexpr bool kShifted = std::is_same_v<T, float>;
+  const Epilogue epilogue{};
   const GridTilesGeometry& g = a.geo;
   const ChannelsLastTile t(g, tile, kVec);
   if (t.lane_row >= g.row_lanes) return;
@@ -145,9 +147,9 @@ __device__ void channels_last_normalize(const GridTilesArgs& a, int64_t tile,
 #pragma unroll
           for (int e = 0; e < kVec; ++e) {
             const float x = Access::get(v[u], e);
-            Access::set(
-                out, e,
-                kShifted ? fmaf(x - shift[e], scale[e], offset[e]) : fmaf(x, scale[e], offset[e]));
+            Access::set(out, e,
+                        epilogue(kShifted ? fmaf(x - shift[e], scale[e], offset[e])
+                                          : fmaf(x, scale[e], offset[e])));
           }
           Access::store_streaming(ys + at + u * row_step, out);
         }

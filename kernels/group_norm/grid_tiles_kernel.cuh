@@ -11,7 +11,8 @@
 //      order and folds mean, rstd, weight and bias into a per-channel scale and offset;
 //   3. grid barrier; normalize: each block walks its tiles again, last first, taking x from
 //      shared memory where held and from global memory (mostly L2: read last) otherwise, and
-//      writes y = (x - shift) * scale + offset (16-bit data: x * scale + offset).
+//      writes y = (x - shift) * scale + offset (16-bit data: x * scale + offset), through the
+//      epilogue (a template parameter: SiluEpilogue for group_norm_silu, in registers).
 // Fixed orders everywhere: the output is bitwise the same on every run and any grid size.
 // When a part (a sample channels-last, a group NCHW) is a single tile, every block has all it
 // needs: no barrier, an ordinary launch (also the fallback without cooperative launch). The
@@ -23,6 +24,7 @@
 
 #include <cstdint>
 
+#include "kernels/device/device_math.cuh"
 #include "kernels/group_norm/grid_tiles_access.cuh"
 #include "kernels/group_norm/grid_tiles_channels_last.cuh"
 #include "kernels/group_norm/grid_tiles_nchw.cuh"
@@ -84,7 +86,7 @@ __device__ void prefetch_params(const GridTilesArgs& a) {
 #endif
 }
 
-template <class T, bool kChannelsLast, int kVec>
+template <class T, bool kChannelsLast, int kVec, class Epilogue>
 __global__ void __launch_bounds__(kGridTilesThreads, kGridTilesBlocksPerSm)
     grid_tiles_kernel(const GridTilesArgs a) {
   using Raw = typename TileAccess<T, kVec>::Raw;
@@ -100,9 +102,9 @@ __global__ void __launch_bounds__(kGridTilesThreads, kGridTilesBlocksPerSm)
   };
   const auto normalize = [&](int64_t tile, int it) {
     if constexpr (kChannelsLast)
-      channels_last_normalize<T, kVec>(a, tile, hold, it);
+      channels_last_normalize<T, kVec, Epilogue>(a, tile, hold, it);
     else
-      nchw_normalize<T, kVec>(a, tile, hold, reinterpret_cast<float*>(scratch), it);
+      nchw_normalize<T, kVec, Epilogue>(a, tile, hold, reinterpret_cast<float*>(scratch), it);
   };
   const int warp = static_cast<int>(threadIdx.x) / 32;
   prefetch_params<T>(a);

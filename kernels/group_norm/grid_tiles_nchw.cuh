@@ -78,15 +78,17 @@ __device__ void nchw_statistics(const GridTilesArgs& a, int64_t tile,
   __syncthreads();  // scratch is reused
 }
 
-// y of the tile; the group's coefficients are staged in `scratch` (2 * group_channels floats).
-// Called by the whole block (it synchronizes).
-template <class T, int kVec>
+// y of the tile, through the epilogue (IdentityEpilogue: GroupNorm; SiluEpilogue:
+// group_norm_silu); the group's coefficients are staged in `scratch` (2 * group_channels
+// floats). Called by the whole block (it synchronizes).
+template <class T, int kVec, class Epilogue>
 __device__ void nchw_normalize(const GridTilesArgs& a, int64_t tile,
                                const typename TileAccess<T, kVec>::Raw* hold, float* scratch,
                                int it) {
   using Access = TileAccess<T, kVec>;
   constexpr bool kShifted = std::is_same_v<T, float>;
   constexpr int kStride = kGridTilesThreads * kVec;
+  const Epilogue epilogue{};
   const GridTilesGeometry& g = a.geo;
   const NchwTile t(g, tile);
   // The group's channels are coefficients [segment * group_channels, + group_channels).
@@ -121,7 +123,8 @@ __device__ void nchw_normalize(const GridTilesArgs& a, int64_t tile,
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
           const float x = Access::get(v[u], e);
-          Access::set(out, e, kShifted ? fmaf(x - shift, scale, offset) : fmaf(x, scale, offset));
+          Access::set(out, e,
+                      epilogue(kShifted ? fmaf(x - shift, scale, offset) : fmaf(x, scale, offset)));
         }
         Access::store_streaming(ys + i + u * kStride, out);
       }

@@ -3,7 +3,8 @@
   torch.eager         torch.nn.functional: layer_norm, group_norm, rms_norm; layer_norm_gelu_scale
                       as gelu(layer_norm(x), approximate='none') * scale; add_rms_norm as
                       s = x + residual; y = rms_norm(s), returning (y, s); channel_rms_norm as
-                      KernelBench's x / sqrt(mean(x^2, dim=1) + eps) (in float32 for 16-bit x)
+                      KernelBench's x / sqrt(mean(x^2, dim=1) + eps) (in float32 for 16-bit x);
+                      group_norm_silu as silu(group_norm(x)), as diffusion UNets run it
   torch.compile       torch.compile of the same function (dynamic=False, fullgraph=True)
   python.<m>.<f>      --python module:function, called as function(x, weight, bias, problem)
                       with torch tensors on the GPU (weight None when not affine, bias None
@@ -94,6 +95,9 @@ def op_function(p):
     if op == "group_norm":
         groups = p["groups"]
         return lambda x, w, b, r: F.group_norm(x, groups, w, b, eps)
+    if op == "group_norm_silu":
+        groups = p["groups"]
+        return lambda x, w, b, r: F.silu(F.group_norm(x, groups, w, b, eps))
     if op == "channel_rms_norm":
         return channel_rms_norm(p)
     shape = tuple(p["normalized_shape"] or ())

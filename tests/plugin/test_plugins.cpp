@@ -50,7 +50,10 @@ NORMBENCH_PLUGIN_ABI_VERSION_FUNCTION
 NORMBENCH_PLUGIN_EXPORT int normbench_plugin_register(const nb_registrar* r) {
 #if defined(NB_CASE_good)
   return add(r, NB_OP_LAYER_NORM, "layer_norm.test_plugin") ||
-         add(r, NB_OP_GROUP_NORM, "group_norm.test_plugin");
+         add(r, NB_OP_GROUP_NORM, "group_norm.test_plugin") ||
+         add(r, NB_OP_GROUP_NORM_SILU, "group_norm_silu.test_plugin");
+#elif defined(NB_CASE_unknown_op)
+  return add(r, NB_OP_GROUP_NORM_SILU + 1, "group_norm_silu.from_the_future");
 #elif defined(NB_CASE_duplicate)
   return add(r, NB_OP_LAYER_NORM, "layer_norm.naive");
 #elif defined(NB_CASE_outside_op)

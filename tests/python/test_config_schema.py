@@ -108,6 +108,11 @@ class ConfigSchema(unittest.TestCase):
                         "dtype": "bfloat16", "sweep": {"shape[1]": [4, 64]}},
                        {"op": "group_norm", "normalized_shape": None, "shape": [2, 4, 3],
                         "groups": 4, "affine": False},                  # InstanceNorm2d
+                       {"op": "group_norm_silu", "normalized_shape": None, "shape": [2, 4, 3],
+                        "groups": 2, "layout": "nhwc", "bias": False,
+                        "dtype": "bfloat16", "param_dtype": "float32"},  # UNet GroupNorm + SiLU
+                       {"op": "group_norm_silu", "normalized_shape": None, "shape": [2, 4, 3],
+                        "sweep": {"groups": [1, 2, 4]}},
                        {"timing": {"kernel_timeout_s": 3, "warmup": 1000000}},
                        {"trials": 1000000}):
             document = problem(**fields)
@@ -159,6 +164,11 @@ class ConfigSchema(unittest.TestCase):
             problem(op="channel_rms_norm", normalized_shape=None, layout="nchw"),
             problem(op="channel_rms_norm", normalized_shape=None,     # groups axis
                     sweep={"groups": [1, 2]}),
+            problem(op="group_norm_silu"),                            # no groups, a row op's
+            problem(op="group_norm_silu", normalized_shape=None,      # groups neither given
+                    shape=[2, 4, 3], sweep={"rows": [1, 2]}),         # nor swept
+            problem(op="group_norm_silu", normalized_shape=None, shape=[2, 4, 3], groups=2,
+                    scale=2.0),                                       # no scale
         ]
         for document in bad:
             for p in document.get("problems", []):  # None: the field left out

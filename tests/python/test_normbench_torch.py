@@ -29,6 +29,7 @@ GROUP = problem(op="group_norm", shape=[2, 8, 4, 4], normalized_shape=None, grou
 INSTANCE = dict(GROUP, groups=8, affine=False, has_bias=False)
 CHANNEL_RMS = problem(op="channel_rms_norm", shape=[2, 8, 4, 4], normalized_shape=None,
                       channels=8, affine=False, has_bias=False, param_shape=[8])
+GROUP_SILU = dict(GROUP, op="group_norm_silu")
 
 
 class Strides(unittest.TestCase):
@@ -56,6 +57,42 @@ class Answers(unittest.TestCase):
         self.assertIn("error", json.loads(bridge.launch(json.dumps({"handle": 12345}))))
 
 
+class FakeFunctional:
+    """torch.nn.functional as op_function uses it: each call returns what it was called on."""
+
+    @staticmethod
+    def group_norm(x, groups, w, b, eps):
+        return ("group_norm", x, groups, w, b, eps)
+
+    @staticmethod
+    def silu(v):
+        return ("silu", v)
+
+
+class TorchForms(unittest.TestCase):
+    def op(self, p, *args):
+        import types
+        torch = types.ModuleType("torch")
+        torch.nn = types.ModuleType("torch.nn")
+        torch.nn.functional = FakeFunctional
+        saved = {k: sys.modules.get(k) for k in ("torch", "torch.nn", "torch.nn.functional")}
+        sys.modules.update({"torch": torch, "torch.nn": torch.nn,
+                            "torch.nn.functional": FakeFunctional})
+        try:
+            return candidates.op_function(p)(*args)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    sys.modules.pop(k)
+                else:
+                    sys.modules[k] = v
+
+    def test_group_norm_silu_is_silu_of_group_norm_with_its_groups_and_eps(self):
+        self.assertEqual(self.op(GROUP_SILU, "x", "w", "b", None),
+                         ("silu", ("group_norm", "x", 2, "w", "b", 1e-5)))
+        self.assertEqual(self.op(GROUP, "x", "w", "b", None), ("group_norm", "x", 2, "w", "b", 1e-5))
+
+
 class KernelBenchOps(unittest.TestCase):
     def test_layer_norm_model_on_layer_norm(self):
         args = kernelbench.kernelbench_arguments([("normalized_shape", False), ("eps", True)], problem())
@@ -66,6 +103,9 @@ class KernelBenchOps(unittest.TestCase):
             kernelbench.kernelbench_arguments([("normalized_shape", False)], problem(op="rms_norm"))
         with self.assertRaisesRegex(NotSupported, "computes layer_norm"):
             kernelbench.kernelbench_arguments([("normalized_shape", False)], GROUP)
+        # A KernelBench GroupNorm model computes no SiLU: it is not group_norm_silu.
+        with self.assertRaisesRegex(NotSupported, "the problem is group_norm_silu"):
+            kernelbench.kernelbench_arguments([("num_groups", False)], GROUP_SILU)
 
     def test_a_channel_count_alone_is_told_by_the_file(self):
         params = [("num_features", False)]

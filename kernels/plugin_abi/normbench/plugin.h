@@ -38,11 +38,13 @@ typedef enum {
   NB_OP_LAYER_NORM = 0,
   NB_OP_GROUP_NORM = 1,
   NB_OP_LAYER_NORM_GELU_SCALE = 2,
-  NB_OP_RMS_NORM = 3,        /* y = x / sqrt(mean(x^2) + eps) * weight; no bias */
-  NB_OP_ADD_RMS_NORM = 4,    /* s = x + residual (written to args->sum), y = rms_norm(s) */
-  NB_OP_CHANNEL_RMS_NORM = 5 /* RMSNorm over dim 1 of contiguous NCHW x, per (sample,
-                              * position): y = x / sqrt(mean over C of x^2 + eps) * weight[c];
-                              * no bias. A segment's C elements lie `spatial` apart. */
+  NB_OP_RMS_NORM = 3,         /* y = x / sqrt(mean(x^2) + eps) * weight; no bias */
+  NB_OP_ADD_RMS_NORM = 4,     /* s = x + residual (written to args->sum), y = rms_norm(s) */
+  NB_OP_CHANNEL_RMS_NORM = 5, /* RMSNorm over dim 1 of contiguous NCHW x, per (sample,
+                               * position): y = x / sqrt(mean over C of x^2 + eps) * weight[c];
+                               * no bias. A segment's C elements lie `spatial` apart. */
+  NB_OP_GROUP_NORM_SILU = 6   /* y = silu(group_norm(x)), silu(v) = v / (1 + exp(-v)): the
+                               * geometry, formats and layouts of group_norm */
 } nb_op;
 
 /* Element types ("dtype", "param_dtype"): kernels accumulate in float32 whatever the type. */
@@ -66,16 +68,16 @@ typedef struct {
   int64_t num_elements;
   int64_t num_segments; /* rows, N * groups, or N * spatial (channel_rms_norm) */
   int64_t segment_size; /* elements normalized together (channel_rms_norm: C) */
-  int64_t groups;       /* group_norm: G; else 0 */
-  int64_t channels;     /* group_norm, channel_rms_norm: C; else 0 */
-  int64_t spatial;      /* group_norm, channel_rms_norm: product of shape[2:]; else 1 */
+  int64_t groups;       /* group_norm, group_norm_silu: G; else 0 */
+  int64_t channels;     /* group_norm(_silu), channel_rms_norm: C; else 0 */
+  int64_t spatial;      /* group_norm(_silu), channel_rms_norm: product of shape[2:]; else 1 */
   int64_t param_size;   /* elements of weight and of bias */
   double eps;
   double scale;        /* layer_norm_gelu_scale: the output is multiplied by it; else 1 */
   int32_t affine;      /* 1: a weight is given; 0: weight (and bias) are null */
   int32_t dtype;       /* nb_dtype of x, residual, y and sum */
   int32_t param_dtype; /* nb_dtype of weight and bias: dtype or float32 */
-  int32_t layout;      /* nb_layout; NB_LAYOUT_NCHW for every op but group_norm */
+  int32_t layout;      /* nb_layout; NB_LAYOUT_NCHW for every op but group_norm(_silu) */
   int32_t has_bias;    /* 1: a bias is given (only with a weight; never for the RMSNorm ops) */
 } nb_problem;
 

@@ -48,6 +48,7 @@ TEST(PluginCli, ListShowsAPluginsKernelsAndWhereTheyCameFrom) {
   EXPECT_EQ(o.exit_code, 0) << o.output;
   EXPECT_TRUE(contains(o.output, "layer_norm.test_plugin ")) << o.output;
   EXPECT_TRUE(contains(o.output, "group_norm.test_plugin ")) << o.output;
+  EXPECT_TRUE(contains(o.output, "group_norm_silu.test_plugin ")) << o.output;  // the newest op
   EXPECT_TRUE(contains(o.output, "[plugin " + plugin("good") + "]")) << o.output;
   const Outcome j = normbench("list --json --plugin '" + plugin("good") + "'", dir.path());
   EXPECT_TRUE(contains(j.output, "\"origin\": \"" + plugin("good") + "\"")) << j.output;
@@ -69,6 +70,11 @@ TEST(PluginCli, BadPluginsAreRefusedNamingThePluginAndTheFault) {
       {plugin("outside_op"),
        ": kernel id \"group_norm.sneaky\" is outside its op; allowed: \"layer_norm.<name>\""},
       {plugin("register_fails"), ": normbench_plugin_register failed (returned 3)"},
+      // An op of a later header than this normbench's.
+      {plugin("unknown_op"),
+       ": kernel op 7 is unknown; allowed: 0 (layer_norm), 1 (group_norm), 2 "
+       "(layer_norm_gelu_scale), 3 (rms_norm), 4 (add_rms_norm), 5 (channel_rms_norm), 6 "
+       "(group_norm_silu)"},
       // Calling an entry point that is data would jump into data: SIGSEGV.
       {plugin("data_entry_points"),
        ": normbench_plugin_abi_version is not a function (ELF symbol type 1); allowed: the "

@@ -484,6 +484,45 @@ const BadConfig kBadConfigs[] = {
            {"id", "crms"}, {"op", "channel_rms_norm"}, {"shape", {2, 6}}, {"scale", 2}};
      },
      {"/problems/1/scale: unknown field", "allowed: id, description, op, shape, dtype"}},
+    // group_norm_silu: problem 1 (shape [2, 6, 3], 3 groups) with SiLU on its output; the
+    // fields and checks of group_norm.
+    {"group_norm_silu_without_groups",
+     [](json& d) {
+       d["problems"][1]["op"] = "group_norm_silu";
+       d["problems"][1].erase("groups");
+     },
+     {"/problems/1: missing required field \"groups\""}},
+    {"group_norm_silu_groups_do_not_divide_channels",
+     [](json& d) {
+       d["problems"][1]["op"] = "group_norm_silu";
+       d["problems"][1]["groups"] = 4;
+     },
+     {"/problems/1/groups: 4 does not divide the channel count 6", "allowed: a divisor of 6"}},
+    {"group_norm_silu_of_one_dim",
+     [](json& d) {
+       d["problems"][1] = {{"id", "gns"}, {"op", "group_norm_silu"}, {"shape", {6}}, {"groups", 1}};
+     },
+     {"/problems/1/shape: group_norm_silu needs shape (N, C, spatial...); got [6]",
+      "allowed: 2 or more dims"}},
+    {"normalized_shape_on_group_norm_silu",
+     [](json& d) {
+       d["problems"][1]["op"] = "group_norm_silu";
+       d["problems"][1]["normalized_shape"] = {3};
+     },
+     {"/problems/1/normalized_shape: unknown field",
+      "allowed: id, description, op, shape, groups, layout, bias"}},
+    {"scale_on_group_norm_silu",
+     [](json& d) {
+       d["problems"][1]["op"] = "group_norm_silu";
+       d["problems"][1]["scale"] = 2;
+     },
+     {"/problems/1/scale: unknown field", "allowed: id, description, op, shape, groups"}},
+    {"unknown_layout_on_group_norm_silu",
+     [](json& d) {
+       d["problems"][1]["op"] = "group_norm_silu";
+       d["problems"][1]["layout"] = "chwn";
+     },
+     {"/problems/1/layout: unknown layout \"chwn\"", "allowed: nchw, nhwc"}},
     {"unknown_distribution_name",
      [](json& d) { d["defaults"]["inputs"]["x"] = "gaussian"; },
      {"/defaults/inputs/x: unknown distribution \"gaussian\"", "allowed: \"uniform\", \"normal\""}},

@@ -271,6 +271,57 @@ TEST(Config, ChannelRmsNormNormalizesDimOneAtEachPosition) {
   EXPECT_EQ(plain.min_bytes(), 4 * 2 * 32);
 }
 
+TEST(Config, GroupNormSiluTakesGroupNormsFieldsAndFormats) {
+  const json doc = {{"name", "t"},
+                    {"problems",
+                     {{{"id", "gns"},
+                       {"op", "group_norm_silu"},
+                       {"shape", {2, 6, 3, 5}},
+                       {"groups", 3},
+                       {"layout", "nhwc"},
+                       {"dtype", "bfloat16"},
+                       {"param_dtype", "float32"},
+                       {"bias", false}},
+                      {{"id", "plain"},
+                       {"op", "group_norm_silu"},
+                       {"shape", {4, 8}},
+                       {"groups", 2},
+                       {"affine", false}},
+                      {{"id", "swept"},
+                       {"op", "group_norm_silu"},
+                       {"shape", {2, 8, 4}},
+                       {"sweep", {{"groups", {1, 8}}}}}}}};
+  const RunConfig config = parse(doc);
+  ASSERT_EQ(config.problems.size(), 4u);
+  const ProblemConfig& gns = config.problems[0];
+  const ProblemShape& p = gns.shape;
+  EXPECT_EQ(p.op, Op::group_norm_silu);
+  EXPECT_TRUE(p.grouped());
+  EXPECT_TRUE(p.centered());
+  EXPECT_TRUE(p.channels_last());
+  EXPECT_EQ(p.groups, 3);
+  EXPECT_EQ(p.segment_size, 2 * 15);  // 2 channels of 15 positions
+  EXPECT_EQ(p.num_segments, 6);
+  EXPECT_EQ(p.param_index(15 * 4 + 7), 4);  // per channel, in the logical order
+  EXPECT_EQ(p.dtype, DType::bfloat16);
+  EXPECT_EQ(p.param_dtype, DType::float32);
+  EXPECT_FALSE(p.has_bias);
+  EXPECT_EQ(p.min_bytes(), 2 * 2 * 180 + 4 * 6);  // x read, y written, the float32 weight read
+  EXPECT_EQ(gns.resolved["op"], "group_norm_silu");
+  EXPECT_EQ(gns.resolved["groups"], 3);
+  EXPECT_EQ(gns.resolved["layout"], "nhwc");
+  EXPECT_EQ(gns.resolved["bias"], false);
+  EXPECT_FALSE(gns.resolved.contains("normalized_shape"));
+  // The default tolerance of its dtype, as group_norm.
+  EXPECT_EQ(gns.tolerance.rtol, default_tolerance(DType::bfloat16).rtol);
+  EXPECT_EQ(gns.tolerance.atol, default_tolerance(DType::bfloat16).atol);
+  EXPECT_EQ(config.problems[1].shape.spatial, 1);
+  EXPECT_EQ(config.problems[1].inputs.size(), 1u);  // x alone
+  EXPECT_EQ(config.problems[1].tolerance.rtol, 1e-5);
+  EXPECT_EQ(config.problems[3].id, "swept.groups-8");
+  EXPECT_EQ(config.problems[3].shape.segment_size, 4);
+}
+
 TEST(Config, InstanceNormIsGroupNormWithOneChannelAGroup) {
   // InstanceNorm2d(C) as PyTorch builds it by default: no weight, no bias.
   const json doc = {{"name", "t"},

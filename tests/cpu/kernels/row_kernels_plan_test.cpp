@@ -192,17 +192,17 @@ TEST(RowKernels, ClassicFloat32ProblemsKeepTheirChoices) {
 TEST(RowKernels, NaiveAndGeneralVariantsTakeEveryFormat) {
   for (Op op : kAllOps) {
     if (op == Op::channel_rms_norm) continue;  // not a row op: channel_kernels_plan_test.cpp
-    const std::string general = op == Op::group_norm ? "block_per_group" : "block_per_row";
+    const bool grouped = op == Op::group_norm || op == Op::group_norm_silu;
+    const std::string general = grouped ? "block_per_group" : "block_per_row";
     for (DType dtype : kAllDTypes)
       for (DType params : {dtype, DType::float32})
         for (Layout layout : {Layout::nchw, Layout::nhwc})
           for (bool bias : {true, false}) {
-            if (layout == Layout::nhwc && op != Op::group_norm) continue;
+            if (layout == Layout::nhwc && !grouped) continue;
             const ProblemFormat format{dtype, params, layout, bias};
             const ProblemShape p =
-                op == Op::group_norm
-                    ? make_problem_shape(op, {2, 12, 5, 7}, {}, 3, 1e-5, 1.0, true, format)
-                    : make_problem_shape(op, {6, 1000}, {1000}, 0, 1e-5, 1.0, true, format);
+                grouped ? make_problem_shape(op, {2, 12, 5, 7}, {}, 3, 1e-5, 1.0, true, format)
+                        : make_problem_shape(op, {6, 1000}, {1000}, 0, 1e-5, 1.0, true, format);
             const std::string what = std::string(op_name(op)) + " " +
                                      std::string(dtype_name(dtype)) + " " +
                                      std::string(layout_name(layout)) + (bias ? "" : " no bias");
