@@ -49,8 +49,7 @@ __global__ void row_reduce_copy(const uint4* x, uint4* y, int vecs) {
   __syncthreads();
   if (threadIdx.x < 32) {
     sum = threadIdx.x < blockDim.x / 32 ? partial[threadIdx.x] : 0.0f;
-    for (int offset = 16; offset > 0; offset /= 2)
-      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
     if (threadIdx.x == 0) partial[0] = sum;
   }
   __syncthreads();
@@ -133,7 +132,8 @@ int main() {
        [&](cudaStream_t s) { row_reduce_copy<<<128, 256, 0, s>>>(x, y, row_vecs); }},
       {"512 rows of 4096 bf16 (512 blocks)",
        [&](cudaStream_t s) { row_reduce_copy<<<512, 256, 0, s>>>(x, y, row_vecs); }},
-      {"2 MB copy (a 2x320x64x64 fp16 tensor's x to y)", [&](cudaStream_t s) {
+      {"2 MB copy (a 2x320x64x64 fp16 tensor's x to y)",
+       [&](cudaStream_t s) {
          copy_vectors<<<sms * 8, 256, 0, s>>>(x, y, (2 * 320 * 64 * 64 * 2) / 16);
        }},
   };
@@ -166,8 +166,7 @@ int main() {
         }
         std::sort(us.begin(), us.end());
         std::printf("round %d  %-5s %-52s median %7.2f  min %7.2f  max %7.2f\n", round,
-                    cold ? "cold" : "warm", launch.name, us[us.size() / 2], us.front(),
-                    us.back());
+                    cold ? "cold" : "warm", launch.name, us[us.size() / 2], us.front(), us.back());
       }
     }
   }
