@@ -141,28 +141,24 @@ def _build(torch, candidate, p):
     if kind == "torch.compile":
         return torch_compile(torch, p, candidate["mode"])
     if kind == "python":
-        spec = candidate["spec"]
-        if spec not in _state["callables"]:
-            try:
-                _state["callables"][spec] = import_callable(spec)
-            except CandidateError as e:
-                _state["callables"][spec] = e
-        fn = _state["callables"][spec]
-        if isinstance(fn, CandidateError):
-            raise fn
-        return python_function(fn, p)
+        return python_function(_once(_state["callables"], candidate["spec"], import_callable), p)
     if kind == "kernelbench":
-        path = candidate["path"]
-        if path not in _state["classes"]:
-            try:
-                _state["classes"][path] = load_model_class(path)
-            except CandidateError as e:
-                _state["classes"][path] = e
-        cls = _state["classes"][path]
-        if isinstance(cls, CandidateError):
-            raise cls
+        cls = _once(_state["classes"], candidate["path"], load_model_class)
         return kernelbench_model(torch, cls, p)
     raise CandidateError("unknown candidate kind %r" % kind)
+
+
+def _once(cache, key, load):
+    """load(key) once per worker (a module's import, a file's execution and the extensions it
+    builds); a CandidateError is kept and raised again for every later problem."""
+    if key not in cache:
+        try:
+            cache[key] = load(key)
+        except CandidateError as e:
+            cache[key] = e
+    if isinstance(cache[key], CandidateError):
+        raise cache[key]
+    return cache[key]
 
 
 class _Prepared:

@@ -93,6 +93,24 @@ class TorchForms(unittest.TestCase):
         self.assertEqual(self.op(GROUP, "x", "w", "b", None), ("group_norm", "x", 2, "w", "b", 1e-5))
 
 
+class Once(unittest.TestCase):
+    def test_a_module_is_loaded_once_and_its_failure_kept(self):
+        calls = []
+
+        def load(key):
+            calls.append(key)
+            if key == "bad":
+                raise CandidateError("cannot import bad")
+            return key.upper()
+        cache = {}
+        self.assertEqual(bridge._once(cache, "m", load), "M")
+        self.assertEqual(bridge._once(cache, "m", load), "M")
+        for _ in range(2):
+            with self.assertRaisesRegex(CandidateError, "cannot import bad"):
+                bridge._once(cache, "bad", load)
+        self.assertEqual(calls, ["m", "bad"])
+
+
 class KernelBenchOps(unittest.TestCase):
     def test_layer_norm_model_on_layer_norm(self):
         args = kernelbench.kernelbench_arguments([("normalized_shape", False), ("eps", True)], problem())
