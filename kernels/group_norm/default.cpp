@@ -2,6 +2,8 @@
 // The float32-only kernels (lookahead, split_group) decline other formats by themselves; every
 // non-classic problem (bfloat16/float16 data or weights, channels-last, a weight without bias)
 // takes grid_tiles, written for the diffusion models' shapes (kernels/NOTES.md).
+// group_norm_silu.default applies the same rules to the fused twins of the same names: the
+// same shape picks the same kernel with the same bytes.
 #include "kernels/dispatch.hpp"
 
 namespace normbench::kernels {
@@ -9,12 +11,17 @@ namespace {
 bool non_classic(const ProblemShape& p) {
   return !p.is_classic();
 }
+
+std::vector<DispatchRule> rules(const std::string& op) {
+  return {{op + ".lookahead", "groups >= 64K elements", long_segments},
+          {op + ".split_group", "groups >= 64K elements", long_segments},
+          {op + ".grid_tiles", "16-bit, channels-last or weight without bias", non_classic},
+          {op + ".block_per_group", "", nullptr}};
+}
 }  // namespace
 
-NORMBENCH_REGISTER_KERNEL(make_dispatch_variant(
-    Op::group_norm, "group_norm.default",
-    {{"group_norm.lookahead", "groups >= 64K elements", long_segments},
-     {"group_norm.split_group", "groups >= 64K elements", long_segments},
-     {"group_norm.grid_tiles", "16-bit, channels-last or weight without bias", non_classic},
-     {"group_norm.block_per_group", "", nullptr}}));
+NORMBENCH_REGISTER_KERNEL(make_dispatch_variant(Op::group_norm, "group_norm.default",
+                                                rules("group_norm")));
+NORMBENCH_REGISTER_KERNEL(make_dispatch_variant(Op::group_norm_silu, "group_norm_silu.default",
+                                                rules("group_norm_silu")));
 }  // namespace normbench::kernels

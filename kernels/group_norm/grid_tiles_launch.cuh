@@ -1,6 +1,6 @@
 // The launches of the grid_tiles kernel (grid_tiles_kernel.cuh) for every format, and the plan
-// of a variant built on it, for any output epilogue: group_norm.grid_tiles (grid_tiles.cu)
-// and group_norm_silu.grid_tiles (group_norm_silu/grid_tiles.cu) instantiate it.
+// of a variant built on it, for any output epilogue: group_norm.grid_tiles and
+// group_norm_silu.grid_tiles (grid_tiles.cu) instantiate it.
 #pragma once
 
 #include <algorithm>
