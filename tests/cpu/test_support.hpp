@@ -1,4 +1,5 @@
-// Small helpers shared by the CPU tests: repository paths, temporary folders, file reading.
+// Small helpers shared by the CPU tests: repository paths, temporary folders, file reading,
+// what a refusal says.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -12,7 +13,24 @@
 #include <string>
 #include <vector>
 
+#include "app/util/errors.hpp"
+
 namespace normbench::testing {
+
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// What a UsageError thrown by `f` says, or "" if none was thrown.
+template <typename F>
+std::string usage_error(F&& f) {
+  try {
+    f();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 // A path inside the source tree (configs/, tests/fixtures/).
 inline std::string source_path(const std::string& relative) {

@@ -43,9 +43,7 @@ Outcome run_normbench(const std::string& args, const std::string& cwd) {
   return outcome;
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 class Cli : public ::testing::Test {
  protected:

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include "tests/cpu/test_support.hpp"
+
 namespace {
 
 struct CliRun {
@@ -72,9 +74,7 @@ void expect_only_verdicts(const nlohmann::json& j, const std::string& allowed) {
         << r["problem"] << " " << r["kernel"] << ": " << r["verdict"];
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using normbench::testing::contains;
 
 TEST(CompareCli, IdenticalReportsAreSame) {
   const CliRun r = compare_fixtures("baseline", "identical");

@@ -28,9 +28,7 @@ CliRun compare(const TempDir& dir, const std::string& args) {
   return testing::run_binary(NORMBENCH_BINARY, dir, "compare " + args);
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 // NaN passed CLI11's range checks and turned the gate off: a 10% slower kernel exited 0.
 TEST(CompareHostileReports, GateSettingsOutsideTheirRangeAreRefused) {

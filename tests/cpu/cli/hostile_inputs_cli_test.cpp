@@ -33,9 +33,7 @@ class HostileInputs : public ::testing::Test {
   TempDir dir_;
 };
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 TEST_F(HostileInputs, LongProblemIdIsAUsageErrorNotACrash) {
   nlohmann::json config = nlohmann::json::parse(kConfig);

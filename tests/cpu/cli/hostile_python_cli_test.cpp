@@ -24,9 +24,7 @@ using testing::TempDir;
 const char* const kConfig = R"({"name": "c", "problems": [{"id": "a", "op": "layer_norm",
     "shape": [4], "normalized_shape": [4]}]})";
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 class HostilePython : public ::testing::Test {
  protected:

@@ -28,9 +28,7 @@ CliRun normbench(const testing::TempDir& dir, const std::string& args) {
   return testing::run_binary(NORMBENCH_BINARY, dir, args);
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 TEST(MergeCli, ShardsMergeIntoTheUnshardedRunForCompareAndReport) {
   testing::TempDir dir;

@@ -38,9 +38,7 @@ Outcome normbench(const std::string& args, const std::string& cwd, const std::st
   return o;
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 TEST(PluginCli, ListShowsAPluginsKernelsAndWhereTheyCameFrom) {
   testing::TempDir dir;

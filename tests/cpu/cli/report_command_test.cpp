@@ -30,9 +30,7 @@ ReportRun report(const testing::TempDir& dir, const std::string& args) {
   return testing::run_binary(NORMBENCH_BINARY, dir, "report " + args);
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 TEST(ReportCommand, WritesHtmlAtomically) {
   testing::TempDir dir;

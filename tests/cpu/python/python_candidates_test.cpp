@@ -17,16 +17,7 @@ namespace {
 
 using testing::TempDir;
 
-// What a thrown UsageError says, or "" if none was thrown.
-template <typename F>
-std::string usage_error(F&& f) {
-  try {
-    f();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::usage_error;
 
 TEST(PythonCandidates, IdsNameModuleAndFunctionOrTheFile) {
   EXPECT_EQ(callable_id("my_norms:rms"), "python.my_norms.rms");

@@ -17,19 +17,9 @@ namespace {
 
 using testing::TempDir;
 
-template <typename F>
-std::string usage_error(F&& f) {
-  try {
-    f();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::usage_error;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 // The probe's fields as a program other than normbench's probe may print them. Each used to
 // escape python_setup_from as nlohmann::json::type_error, which main reports as an internal

@@ -28,9 +28,7 @@ ReportModel fixture_model() {
       false);
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 size_t count(const std::string& text, const std::string& part) {
   size_t n = 0;

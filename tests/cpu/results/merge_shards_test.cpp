@@ -52,9 +52,7 @@ std::string refusal(const std::vector<ShardReport>& shards, bool allow_mismatch 
   return "(merged)";
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 TEST(MergeShards, TwoShardsGiveBackTheUnshardedRun) {
   const MergedReport merged = merge({shard("shard2of2.json"), shard("shard1of2.json")});
