@@ -9,18 +9,12 @@
 
 #include "app/check/verify.hpp"
 #include "reference/normalization_reference.hpp"
+#include "tests/cpu/check/expected_outputs.hpp"
 
 namespace normbench {
 namespace {
 
-std::vector<double> expected_all(const NormalizationReference& r) {
-  std::vector<double> out(static_cast<size_t>(r.problem().num_elements));
-  for (int64_t p = 0; p < r.num_pieces(); ++p) {
-    const int64_t begin = r.piece_begin(p);
-    r.expected(Output::y, begin, r.piece_end(p) - begin, out.data() + begin);
-  }
-  return out;
-}
+using testing::expected_all;
 
 ProblemShape channel_problem(std::vector<int64_t> shape, bool affine, double eps = 1e-5) {
   return make_problem_shape(Op::channel_rms_norm, std::move(shape), {}, 0, eps, 1.0, affine);

@@ -13,18 +13,12 @@
 #include "app/inputs/inputs.hpp"
 #include "reference/low_precision.hpp"
 #include "reference/normalization_reference.hpp"
+#include "tests/cpu/check/expected_outputs.hpp"
 
 namespace normbench {
 namespace {
 
-std::vector<double> expected_all(const NormalizationReference& r) {
-  std::vector<double> out(static_cast<size_t>(r.problem().num_elements));
-  for (int64_t p = 0; p < r.num_pieces(); ++p) {
-    const int64_t begin = r.piece_begin(p);
-    r.expected(Output::y, begin, r.piece_end(p) - begin, out.data() + begin);
-  }
-  return out;
-}
+using testing::expected_all;
 
 ProblemShape grouped(Op op, std::vector<int64_t> shape, int64_t groups, bool affine,
                      const ProblemFormat& format = {}) {

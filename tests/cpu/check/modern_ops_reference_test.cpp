@@ -8,18 +8,12 @@
 
 #include "app/check/verify.hpp"
 #include "reference/normalization_reference.hpp"
+#include "tests/cpu/check/expected_outputs.hpp"
 
 namespace normbench {
 namespace {
 
-std::vector<double> expected_all(const NormalizationReference& r, Output output) {
-  std::vector<double> out(static_cast<size_t>(r.problem().num_elements));
-  for (int64_t p = 0; p < r.num_pieces(); ++p) {
-    const int64_t begin = r.piece_begin(p);
-    r.expected(output, begin, r.piece_end(p) - begin, out.data() + begin);
-  }
-  return out;
-}
+using testing::expected_all;
 
 TEST(ModernReference, RmsNormDividesByTheRootMeanSquare) {
   const ProblemShape p = make_problem_shape(Op::rms_norm, {2, 4}, {4}, 0, 1e-5, 1.0, true);
