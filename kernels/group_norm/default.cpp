@@ -1,7 +1,8 @@
 // group_norm.default: the rule list of kernels/dispatch.hpp for GroupNorm. Supports every shape.
 // The float32-only kernels (lookahead, split_group) decline other formats by themselves; every
 // non-classic problem (bfloat16/float16 data or weights, channels-last, a weight without bias)
-// takes grid_tiles, written for the diffusion models' shapes (kernels/NOTES.md).
+// takes grid_tiles, written for the diffusion models' shapes (kernels/NOTES.md), but the
+// small channels-last ones, which take cluster_tiles where a cluster holds a chunk of groups.
 // group_norm_silu.default applies the same rules to the fused twins of the same names: the
 // same shape picks the same kernel with the same bytes.
 #include "kernels/dispatch.hpp"
@@ -12,9 +13,16 @@ bool non_classic(const ProblemShape& p) {
   return !p.is_classic();
 }
 
+// Channels-last x of up to 24 MB: the small and mid-sized UNet shapes, where grid_tiles' two
+// grid barriers cost more than the data (kernels/NOTES.md, "The latency regime").
+bool small_channels_last(const ProblemShape& p) {
+  return p.channels_last() && p.num_elements * dtype_bytes(p.dtype) <= (int64_t{24} << 20);
+}
+
 std::vector<DispatchRule> rules(const std::string& op) {
   return {{op + ".lookahead", "groups >= 64K elements", long_segments},
           {op + ".split_group", "groups >= 64K elements", long_segments},
+          {op + ".cluster_tiles", "channels-last x up to 24 MB", small_channels_last},
           {op + ".grid_tiles", "16-bit, channels-last or weight without bias", non_classic},
           {op + ".block_per_group", "", nullptr}};
 }

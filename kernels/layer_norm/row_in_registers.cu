@@ -11,10 +11,10 @@ namespace {
 // no hints (the prefetch was not measured on them).
 constexpr int kHints16 = kWideRowsOneReduction | kWideRowsPrefetchTail;
 
-KernelPlan plan(const ProblemShape& p, const DeviceCaps&) {
+KernelPlan plan(const ProblemShape& p, const DeviceCaps& device) {
   if (dtype_bytes(p.dtype) == 2)
-    return plan_wide_rows_variant<Norm::centered, kHints16>(p, IdentityEpilogue{});
-  return plan_wide_rows_variant<Norm::centered, /*kHints=*/0>(p, IdentityEpilogue{});
+    return plan_wide_rows_variant<Norm::centered, kHints16>(p, device, IdentityEpilogue{});
+  return plan_wide_rows_variant<Norm::centered, /*kHints=*/0>(p, device, IdentityEpilogue{});
 }
 }  // namespace
 

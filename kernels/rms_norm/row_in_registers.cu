@@ -5,9 +5,9 @@
 
 namespace normbench::kernels {
 namespace {
-KernelPlan plan(const ProblemShape& p, const DeviceCaps&) {
+KernelPlan plan(const ProblemShape& p, const DeviceCaps& device) {
   return plan_wide_rows_variant<Norm::rms, kWideRowsEvictLastLoads | kWideRowsStreamStores>(
-      p, IdentityEpilogue{});
+      p, device, IdentityEpilogue{});
 }
 }  // namespace
 

@@ -231,12 +231,24 @@ TEST(GridTilesPlan, DeclinesWithReasons) {
   EXPECT_TRUE(plan_kernel(variant, rows, h100()).unsupported);
 }
 
+// Channels-last x of up to 24 MB that a cluster holds: cluster_tiles (kernels/NOTES.md).
+std::string small_channels_last_choice(const ProblemShape& p) {
+  const bool small = p.num_elements * dtype_bytes(p.dtype) <= (int64_t{24} << 20);
+  const bool held = !plan_kernel(*find_kernel("group_norm.cluster_tiles"), p, h100()).unsupported;
+  return small && held ? "group_norm.cluster_tiles" : "group_norm.grid_tiles";
+}
+
 TEST(GridTilesDispatch, NonClassicProblemsTakeGridTilesAndClassicOnesKeepTheirKernels) {
+  int clusters = 0;
   for (const auto& shape : diffusion_shapes()) {
-    for (DType dtype : {DType::bfloat16, DType::float16})
-      for (Layout layout : {Layout::nchw, Layout::nhwc})
-        EXPECT_EQ(chosen(group_norm(shape, 32, dtype, layout)), "group_norm.grid_tiles");
-    EXPECT_EQ(chosen(group_norm(shape, 32, DType::float32, Layout::nhwc)), "group_norm.grid_tiles");
+    for (DType dtype : {DType::bfloat16, DType::float16}) {
+      EXPECT_EQ(chosen(group_norm(shape, 32, dtype, Layout::nchw)), "group_norm.grid_tiles");
+      const ProblemShape nhwc = group_norm(shape, 32, dtype, Layout::nhwc);
+      EXPECT_EQ(chosen(nhwc), small_channels_last_choice(nhwc));
+      clusters += chosen(nhwc) == "group_norm.cluster_tiles";
+    }
+    const ProblemShape nhwc32 = group_norm(shape, 32, DType::float32, Layout::nhwc);
+    EXPECT_EQ(chosen(nhwc32), small_channels_last_choice(nhwc32));
     // A weight without a bias, and bfloat16 data with float32 weights.
     EXPECT_EQ(chosen(group_norm(shape, 32, DType::float32, Layout::nchw, true, false)),
               "group_norm.grid_tiles");
@@ -244,6 +256,7 @@ TEST(GridTilesDispatch, NonClassicProblemsTakeGridTilesAndClassicOnesKeepTheirKe
         chosen(group_norm(shape, 32, DType::bfloat16, Layout::nchw, true, true, DType::float32)),
         "group_norm.grid_tiles");
   }
+  EXPECT_GE(clusters, 4);
   // Classic float32 NCHW problems keep their choices.
   EXPECT_EQ(chosen(group_norm({112, 64, 512, 512}, 8, DType::float32, Layout::nchw)),
             "group_norm.lookahead");

@@ -1,0 +1,59 @@
+// Host side of cluster_tiles_kernel.cuh (group_norm.cluster_tiles): how a channels-last
+// GroupNorm is cut over thread block clusters, and the shapes it declines. Plain C++: planning
+// makes no CUDA call.
+//
+// A cluster owns one chunk of whole groups of one sample: `chunk_groups` groups, K channels,
+// which lie next to each other at every spatial position (K * element size bytes, a multiple
+// of 16). Its `cluster` blocks split the sample's positions; a block's threads form
+// `row_lanes` rows of `column_vectors` columns, thread (lane, column) holding the 16-byte
+// vector `column` of positions lane, lane + row_lanes, ... (at most `vectors_per_thread`) in
+// registers. The block's partial sums per group meet the cluster's others through distributed
+// shared memory, so x is read once and y written once, in one launch, with no grid barrier
+// and no workspace: a cluster needs nothing from another, so the grid may take several waves.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "kernels/problem_shape.hpp"
+#include "kernels/registry.hpp"
+
+namespace normbench::kernels {
+
+// The register-held vectors a thread may take (the kernel is instantiated for each).
+inline constexpr int kClusterTilesVectorCounts[] = {1, 2, 4, 8, 16};
+constexpr int kClusterTilesMaxVectors = 16;
+constexpr int kClusterTilesMaxThreads = 512;
+// The narrowest chunk of a row (unless the row is narrower): DRAM moves whole bursts, so chunks
+// of 16-80 bytes read at each position, a row (C channels) apart, moved 1.5-4x their bytes
+// (H100: 16-byte chunks ran at 0.27 TB/s, 32-byte ones at 0.6, 80-byte ones at 1 TB/s;
+// kernels/NOTES.md).
+constexpr int64_t kClusterTilesMinChunkBytes = 256;
+// Clusters of up to 16 blocks: sizes above 8 are non-portable (an opt-in at launch; sm_90 GPCs
+// have 16-18 SMs), and the largest chunks of the diffusion shapes need 16 SMs' registers.
+constexpr int kClusterTilesMaxCluster = 16;
+
+struct ClusterTilesPlan {
+  std::string unsupported;  // empty: supported
+  int chunk_groups = 0;
+  int chunk_channels = 0;      // K = chunk_groups * channels per group
+  int column_vectors = 0;      // K * element size / 16
+  int row_lanes = 0;           // threads per column
+  int threads = 0;             // column_vectors * row_lanes
+  int vectors_per_thread = 0;  // one of kClusterTilesVectorCounts
+  int cluster = 0;             // blocks per cluster
+  int64_t positions_per_block = 0;
+  int64_t blocks = 0;       // samples * chunks * cluster
+  size_t shared_bytes = 0;  // dynamic: the per-thread sums for the block reduction
+  double estimated_us = 0;  // of the cost model that chose this plan
+};
+
+// The best plan for `p` on a device of `sm_count` SMs, or the reason none exists. Considers
+// every chunk of whole groups whose channels are a multiple of 16 bytes and every cluster size
+// 1-16 (chunks of at least kClusterTilesMinChunkBytes), and picks the lowest time of a simple
+// model: the waves the blocks take (occupancy from threads and registers per thread), each moving
+// its bytes at the SM's share of the copy bandwidth, plus a fixed cost for a cluster barrier.
+ClusterTilesPlan plan_cluster_tiles(const ProblemShape& p, int sm_count);
+
+}  // namespace normbench::kernels

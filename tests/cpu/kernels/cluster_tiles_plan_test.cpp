@@ -1,0 +1,79 @@
+// group_norm.cluster_tiles's plan on a described H100 (no GPU needed): every position of every
+// chunk covered by exactly one thread's vectors, chunks of whole groups on 16-byte boundaries,
+// blocks within the kernel's limits, and the shapes it must decline declined with a reason.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "kernels/group_norm/cluster_tiles_plan.hpp"
+#include "tests/cpu/kernels/described_h100.hpp"
+
+namespace normbench {
+namespace {
+
+using kernels::ClusterTilesPlan;
+using kernels::plan_cluster_tiles;
+
+ProblemShape channels_last(std::vector<int64_t> shape, int64_t groups, DType dtype,
+                           Layout layout = Layout::nhwc) {
+  const ProblemFormat format{dtype, dtype, layout, true};
+  return make_problem_shape(Op::group_norm, std::move(shape), {}, groups, 1e-5, 1.0, true, format);
+}
+
+TEST(ClusterTilesPlan, CoversEveryPositionOnceWithAlignedChunksOfWholeGroups) {
+  const int sms = testing::described_h100().sm_count;
+  const std::vector<std::vector<int64_t>> shapes = {
+      {2, 320, 64, 64}, {2, 640, 32, 32}, {2, 1280, 16, 16}, {2, 640, 64, 64}, {2, 320, 128, 128},
+      {8, 512, 64, 64}, {1, 64, 3, 5},    {3, 96, 1, 1},     {2, 1280, 8, 8}};
+  int planned = 0;
+  for (DType dtype : kAllDTypes)
+    for (const auto& shape : shapes) {
+      const ProblemShape p = channels_last(shape, 32, dtype);
+      const ClusterTilesPlan plan = plan_cluster_tiles(p, sms);
+      if (!plan.unsupported.empty()) continue;
+      ++planned;
+      SCOPED_TRACE(::testing::Message()
+                   << dtype_name(dtype) << " " << shape[1] << "x" << shape[2] << "x" << shape[3]);
+      const int64_t group_channels = p.channels / p.groups;
+      EXPECT_EQ(p.groups % plan.chunk_groups, 0);
+      EXPECT_EQ(plan.chunk_channels, plan.chunk_groups * group_channels);
+      EXPECT_EQ(plan.chunk_channels * dtype_bytes(dtype) % 16, 0);
+      EXPECT_EQ(plan.column_vectors * 16, plan.chunk_channels * dtype_bytes(dtype));
+      EXPECT_LE(plan.threads, kernels::kClusterTilesMaxThreads);
+      EXPECT_EQ(plan.threads % 32, 0);
+      EXPECT_GE(plan.threads, plan.row_lanes * plan.column_vectors);
+      EXPECT_LE(plan.cluster, kernels::kClusterTilesMaxCluster);
+      // The cluster's blocks cover the sample's positions; a block's lanes and vectors its own.
+      EXPECT_GE(plan.positions_per_block * plan.cluster, p.spatial);
+      EXPECT_LT(plan.positions_per_block * (plan.cluster - 1), p.spatial);
+      EXPECT_GE(int64_t{plan.row_lanes} * plan.vectors_per_thread, plan.positions_per_block);
+      EXPECT_LE(plan.vectors_per_thread, kernels::kClusterTilesMaxVectors);
+      EXPECT_EQ(plan.blocks, p.shape[0] * (p.groups / plan.chunk_groups) * plan.cluster);
+    }
+  EXPECT_GE(planned, 20);
+}
+
+TEST(ClusterTilesPlan, SpreadsTheSmallUnetShapesOverTheDevice) {
+  // 2 x 320 x 64 x 64 in float16: 10 channels a group, so chunks of 4 groups (80 bytes) or
+  // more; the plan must use most of the 132 SMs, not one block per chunk.
+  const ClusterTilesPlan plan =
+      plan_cluster_tiles(channels_last({2, 320, 64, 64}, 32, DType::float16), 132);
+  ASSERT_TRUE(plan.unsupported.empty()) << plan.unsupported;
+  EXPECT_GE(plan.blocks, 64);
+  EXPECT_GT(plan.cluster, 1);
+}
+
+TEST(ClusterTilesPlan, DeclinesNchwUnalignedRowsAndChunksTooLargeForACluster) {
+  EXPECT_NE(plan_cluster_tiles(channels_last({2, 320, 8, 8}, 32, DType::float16, Layout::nchw), 132)
+                .unsupported.find("NCHW"),
+            std::string::npos);
+  // 6 float16 channels: 12-byte rows.
+  EXPECT_FALSE(
+      plan_cluster_tiles(channels_last({2, 6, 5, 7}, 3, DType::float16), 132).unsupported.empty());
+  // One group of 64 channels over 512 x 512 positions: 32 MB, far more than 16 SMs hold.
+  EXPECT_FALSE(plan_cluster_tiles(channels_last({1, 64, 512, 512}, 1, DType::float32), 132)
+                   .unsupported.empty());
+}
+
+}  // namespace
+}  // namespace normbench
