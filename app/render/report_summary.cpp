@@ -79,7 +79,7 @@ std::vector<SummaryRow> summary_rows(const ReportModel& model) {
           (!r.fastest || k.timing->median_ms < r.fastest->timing->median_ms))
         r.fastest = &k;
     const ReportKernel* measured = r.default_kernel ? r.default_kernel : r.fastest;
-    if (measured) r.floor = measured->floor;
+    r.floor = measured && measured->floor ? measured->floor : problem_floor_of(p);
     rows.push_back(r);
   }
   return rows;

@@ -18,7 +18,7 @@ namespace normbench {
 struct SummaryRow {
   const ReportProblem* problem = nullptr;
   // The problem's floor (app/timing/problem_floor.hpp) on the GPU its default kernel ran on,
-  // else its fastest's; empty where the reports know neither floor.
+  // else its fastest's, else any of its kernels'; empty where the reports know neither floor.
   std::optional<ProblemFloor> floor;
   const ReportKernel* default_kernel = nullptr;  // "<op>.default", timed or not; may be null
   const ReportKernel* fastest = nullptr;         // the fastest kernel that passed and was timed

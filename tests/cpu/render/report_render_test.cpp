@@ -318,6 +318,8 @@ TEST(ReportRender, ALatencyBoundProblemSaysSo) {
                        "layer_norm [4, 8], at least 320 B moved; floor 2.900 \u00b5s "
                        "(latency, L2 evicted)\n"))
       << md;
+  // gn: no kernel passed, its floor all the same.
+  EXPECT_TRUE(contains(md, "| gn | 2.900 \u00b5s (latency) | \u2014 |")) << md;
   EXPECT_TRUE(contains(md, "| Copy GB/s | Latency floor |")) << md;
   EXPECT_TRUE(contains(md,
                        "| 2000 | 2.9 \u00b5s cold, 2.1 \u00b5s warm (empty launch 1.8 "
