@@ -141,12 +141,15 @@ ReportCell spread_cell(const LoadedTiming& t) {
               style, detail);
 }
 
-ReportCell percent_cell(const ReportKernel& k) {
-  if (!k.percent_of_copy) return missing();
+// The kernel's % of its problem's floor, and in its title which floor that is.
+ReportCell percent_cell(const ReportKernel& k, bool l2_evicted) {
+  if (!k.percent_of_floor || !k.floor) return missing();
   if (k.suspicious)
-    return text(format_percent(*k.percent_of_copy) + " (suspicious)", Style::warn,
+    return text(format_percent(*k.percent_of_floor) + " (suspicious)", Style::warn,
                 "faster than a plain copy of the same bytes: the bytes or the timing are wrong");
-  return text(format_percent(*k.percent_of_copy));
+  std::string title = "of the floor " + floor_text(*k.floor, l2_evicted);
+  if (k.percent_of_copy) title += "; " + format_percent(*k.percent_of_copy) + " of copy";
+  return text(format_percent(*k.percent_of_floor), Style::plain, title);
 }
 
 ReportCell speedup_cell(const std::optional<double>& ratio) {
@@ -198,6 +201,11 @@ std::string format_gb_per_s(double gb_per_s) {
 
 std::string format_percent(double percent) {
   return fmt::format("{:.1f}%", percent);
+}
+
+std::string floor_text(const ProblemFloor& floor, bool l2_evicted) {
+  if (floor.bound == FloorBound::copy) return format_time(floor.ms) + " (copy)";
+  return format_time(floor.ms) + " (latency, L2 " + (l2_evicted ? "evicted" : "kept") + ")";
 }
 
 std::string format_bytes(int64_t bytes) {
@@ -253,9 +261,19 @@ std::string activity_detail(const std::vector<OperationSummary>& ops,
   return out;
 }
 
+std::optional<ProblemFloor> problem_floor_of(const ReportProblem& p) {
+  const std::string default_id = p.op + ".default";
+  for (const auto& k : p.kernels)
+    if (k.id == default_id && k.floor) return k.floor;
+  for (const auto& k : p.kernels)
+    if (k.floor) return k.floor;
+  return std::nullopt;
+}
+
 std::string problem_summary(const ReportProblem& p) {
   std::string out = p.op + " " + format_dims(p.shape);
   if (p.min_bytes) out += ", at least " + format_bytes(*p.min_bytes) + " moved";
+  if (const auto floor = problem_floor_of(p)) out += "; floor " + floor_text(*floor, p.l2_evicted);
   return out;
 }
 
@@ -288,7 +306,7 @@ ReportTable problem_table(const ReportModel& model, const ReportProblem& p) {
   add_column(t, "Median", true);
   add_column(t, "95% interval of the median", true);
   add_column(t, "GB/s", true);
-  add_column(t, "% of copy", true);
+  add_column(t, "% of floor", true);
   add_column(t, baseline_header(p), true);
   if (model.has_torch_eager) add_column(t, std::string("vs ") + kTorchEagerId, true);
   if (model.has_torch_compile) add_column(t, std::string("vs ") + kTorchCompileId, true);
@@ -313,7 +331,7 @@ ReportTable problem_table(const ReportModel& model, const ReportProblem& p) {
       row.push_back(missing());
     }
     row.push_back(k.gb_per_s ? text(format_gb_per_s(*k.gb_per_s)) : missing());
-    row.push_back(percent_cell(k));
+    row.push_back(percent_cell(k, p.l2_evicted));
     row.push_back(speedup_cell(k.vs_baseline));
     if (model.has_torch_eager) row.push_back(speedup_cell(k.vs_torch_eager));
     if (model.has_torch_compile) row.push_back(speedup_cell(k.vs_torch_compile));
@@ -335,11 +353,18 @@ ReportTable problem_table(const ReportModel& model, const ReportProblem& p) {
 }
 
 ReportTable sources_table(const ReportModel& model) {
+  // Reports older than the latency floor have none: no column then.
+  bool latency = false;
+  for (const auto& s : model.sources) {
+    latency = latency || s.header.latency_floor;
+    for (const LoadedDevice& d : s.header.devices) latency = latency || d.latency_floor;
+  }
   ReportTable t;
   add_column(t, "Report", false);
   add_column(t, "Tool", false);
   add_column(t, "GPU", false);
   add_column(t, "Copy GB/s", true);
+  if (latency) add_column(t, "Latency floor", false);
   add_column(t, "Created", false);
   add_column(t, "Config", false);
   for (const auto& s : model.sources) {
@@ -365,9 +390,20 @@ ReportTable sources_table(const ReportModel& model) {
         shown += (i ? ", " : "") + models[i];
       row.push_back(text(shown, Style::plain, detail));
       row.push_back(text(copies));
+      if (latency) {
+        std::string floors;
+        for (const LoadedDevice& d : h.devices)
+          floors += (floors.empty() ? "" : "; ") + fmt::format("GPU {}: ", d.index) +
+                    (d.latency_floor ? latency_floor_text(*d.latency_floor, "\u00b5s")
+                                     : std::string(kDash));
+        row.push_back(text(floors));
+      }
     } else {
       row.push_back(h.device_name.empty() ? missing() : text(h.device_name));
       row.push_back(h.copy_gb_per_s ? text(format_gb_per_s(*h.copy_gb_per_s)) : missing());
+      if (latency)
+        row.push_back(h.latency_floor ? text(latency_floor_text(*h.latency_floor, "\u00b5s"))
+                                      : missing());
     }
     row.push_back(h.created_at.empty() ? missing() : text(h.created_at));
     const std::string config =

@@ -25,13 +25,19 @@ struct ReportTable {
   std::vector<std::string> notes;  // why kernels failed or were not run, one line each
 };
 
-// The problem's kernels: verification, error, time, spread, bandwidth, speedups.
+// The problem's kernels: verification, error, time, spread, bandwidth, % of floor, speedups.
 ReportTable problem_table(const ReportModel& model, const ReportProblem& problem);
-// One row per input report: file, tool, GPU, copy bandwidth, time, config.
+// One row per input report: file, tool, GPU, copy bandwidth, latency floor (where a report
+// has one), time, config.
 ReportTable sources_table(const ReportModel& model);
 
-// "layer_norm [16, 64, 256, 256], at least 570.4 MB moved"
+// "layer_norm [16, 64, 256, 256], at least 570.4 MB moved; floor 188.0 µs (copy)"
 std::string problem_summary(const ReportProblem& problem);
+// The floor the problem's kernels are measured against: its default kernel's, else the first
+// kernel's that has one (kernels of several reports may have run on GPUs of other floors).
+std::optional<ProblemFloor> problem_floor_of(const ReportProblem& problem);
+// "188.0 µs (copy)", "2.900 µs (latency, L2 evicted)"
+std::string floor_text(const ProblemFloor& floor, bool l2_evicted);
 // "vs naive" for a baseline "<op>.naive", else "vs <baseline id>".
 std::string baseline_header(const ReportProblem& problem);
 

@@ -108,20 +108,23 @@ std::string speedup_chart(const ReportModel& model, const ReportProblem& p) {
   return render_bar_chart(chart);
 }
 
-std::string bandwidth_chart(const ReportModel& model, const ReportProblem& p) {
+// Past 100% a kernel beat its floor: suspicious where the floor is the copy's, a tie within
+// the events' resolution where it is the latency floor.
+std::string floor_chart(const ReportModel& model, const ReportProblem& p) {
   BarChart chart;
-  chart.title = "Bandwidth, % of the measured copy bandwidth";
+  const std::optional<ProblemFloor> floor = problem_floor_of(p);
+  chart.title = "% of the floor" + (floor ? ", " + floor_text(*floor, p.l2_evicted) : "");
   chart.scale = BarChart::Scale::linear;
   chart.axis_min = 0.0;
   chart.axis_max = 100.0;
   chart.reference = 100.0;
-  chart.flag_text = "suspicious";
+  chart.flag_text = floor && floor->bound == FloorBound::latency ? "past the floor" : "suspicious";
   chart.format = [](double v) { return format_percent(v); };
   chart.tick_format = [](double v) { return fmt::format("{:.0f}%", v); };
-  chart.series.push_back({"% of copy", "#76b7b2"});
+  chart.series.push_back({"% of floor", "#76b7b2"});
   for (const auto& k : p.kernels)
-    if (k.timing && k.percent_of_copy)
-      chart.rows.push_back({chart_label(model, p, k), {k.percent_of_copy}});
+    if (k.timing && k.percent_of_floor)
+      chart.rows.push_back({chart_label(model, p, k), {k.percent_of_floor}});
   return render_bar_chart(chart);
 }
 
@@ -139,8 +142,11 @@ std::string render_html(const ReportModel& model) {
       "deviation) and the fastest and slowest sample. Deterministic: two launches on the same "
       "inputs gave bitwise identical outputs. GB/s is the minimum bytes a "
       "kernel must move (x read and y written once, weight and bias read once) over the "
-      "median time; % of copy compares it with the report&#39;s measured device-to-device "
-      "copy bandwidth, and more than 100% is suspicious. Speedups are the other kernel&#39;s "
+      "median time. % of floor is the problem&#39;s floor over the median: the floor is its "
+      "minimum bytes at the report&#39;s measured device-to-device copy bandwidth (more than "
+      "100% of it is suspicious) or, where longer, the latency floor: the shortest launch that "
+      "reads and writes a few cache lines, with L2 evicted or kept as the problem&#39;s samples "
+      "were. Speedups are the other kernel&#39;s "
       "median over this kernel&#39;s median (above 1&#215;: this one is faster). Hover a "
       "cell for details.</p>\n";
   out += "<h2 id=\"summary\">Summary</h2>\n" + render_table(summary_table(model), "summary");
@@ -161,7 +167,7 @@ std::string render_html(const ReportModel& model) {
     out += "<p class=\"problem\">" + xml_escape(problem_summary(p));
     if (!p.description.empty()) out += "<br>" + xml_escape(p.description);
     out += "</p>\n" + render_table(problem_table(model, p), "kernels");
-    out += "<div class=\"charts\">\n" + speedup_chart(model, p) + bandwidth_chart(model, p) +
+    out += "<div class=\"charts\">\n" + speedup_chart(model, p) + floor_chart(model, p) +
            "</div>\n</section>\n";
   }
   return out + "</body>\n</html>\n";

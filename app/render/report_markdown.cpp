@@ -45,9 +45,12 @@ std::string render_markdown(const ReportModel& model) {
       "median (reports of schema 1: the relative standard deviation) and the fastest and "
       "slowest sample. Deterministic: two launches on the same inputs gave bitwise identical "
       "outputs. GB/s is the minimum bytes a kernel must move (x read "
-      "and y written once, weight and bias read once) over the median time; % of copy "
-      "compares it with the report's measured device-to-device copy bandwidth. Speedups are "
-      "the other kernel's median over this kernel's median (above 1: this one is faster).\n\n";
+      "and y written once, weight and bias read once) over the median time. % of floor is the "
+      "problem's floor over the median: the floor is its minimum bytes at the report's "
+      "measured device-to-device copy bandwidth or, where longer, the latency floor (the "
+      "shortest launch that reads and writes a few cache lines, with L2 evicted or kept as the "
+      "problem's samples were). Speedups are the other kernel's median over this kernel's "
+      "median (above 1: this one is faster).\n\n";
   out += "## Summary\n\n" + render_table(summary_table(model));
   for (const SweepFamily& f : sweep_families(model))
     out += "\n## Sweep " + markdown_text(f.family) + ": median time against " +

@@ -78,14 +78,23 @@ void derive_speedups(ReportProblem& problem) {
   }
 }
 
-// Bandwidth the writer left out but the report has what it takes to compute.
-void fill_bandwidth(ReportKernel& k, const ReportProblem& p, const ReportSource& source) {
-  if (!k.timing) return;
-  if (!k.gb_per_s && p.min_bytes)
-    k.gb_per_s = static_cast<double>(*p.min_bytes) / (k.timing->median_ms * 1e-3) / 1e9;
+// Bandwidth and floor the writer left out but the report has what it takes to compute. Every
+// kernel gets its problem's floor, timed or not: the summary shows the default kernel's.
+void fill_bandwidth(ReportKernel& k, std::optional<int64_t> min_bytes, bool l2_evicted,
+                    const ReportSource& source) {
   const std::optional<double> copy = copy_gb_per_s_of(source.header, k);  // of its own GPU
+  if (!k.floor)
+    k.floor = problem_floor(min_bytes, copy, latency_floor_of(source.header, k), l2_evicted);
+  if (!k.timing) return;
+  if (!k.gb_per_s && min_bytes)
+    k.gb_per_s = static_cast<double>(*min_bytes) / (k.timing->median_ms * 1e-3) / 1e9;
   if (!k.percent_of_copy && k.gb_per_s && copy) k.percent_of_copy = 100.0 * *k.gb_per_s / *copy;
   if (k.percent_of_copy && *k.percent_of_copy > 100.0) k.suspicious = true;
+  // A report with % of copy but no copy bandwidth (a Python side's): its copy floor.
+  if (!k.floor && k.percent_of_copy)
+    k.floor = ProblemFloor{*k.percent_of_copy / 100.0 * k.timing->median_ms, FloorBound::copy};
+  if (!k.percent_of_floor && k.floor && k.timing->median_ms > 0.0)
+    k.percent_of_floor = percent_of_floor(*k.floor, k.timing->median_ms);
 }
 
 }  // namespace
@@ -116,6 +125,7 @@ ReportModel merge_reports(const std::vector<LoadedReport>& reports, bool allow_m
         fresh.shape = incoming.shape;
         fresh.sweep_family = incoming.sweep_family;
         fresh.sweep_point = incoming.sweep_point;
+        fresh.l2_evicted = incoming.l2_evicted;
         model.problems.push_back(std::move(fresh));
         identities.push_back(incoming.identity);
         identity_source.push_back(s);
@@ -147,7 +157,8 @@ ReportModel merge_reports(const std::vector<LoadedReport>& reports, bool allow_m
         static_cast<LoadedKernel&>(shown) = kernel;
         shown.source = s;
         merged.kernels.push_back(std::move(shown));
-        fill_bandwidth(merged.kernels.back(), merged, model.sources[s]);
+        fill_bandwidth(merged.kernels.back(), merged.min_bytes, incoming.l2_evicted,
+                       model.sources[s]);
       }
     }
   }

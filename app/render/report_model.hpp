@@ -38,6 +38,7 @@ struct ReportProblem {
   std::string description;
   std::vector<int64_t> shape;
   std::optional<int64_t> min_bytes;
+  bool l2_evicted = true;       // timing.flush_l2 of the first report that has it
   std::string baseline_id;      // the is_baseline kernel, empty if no report has one
   std::vector<size_t> sources;  // the reports this problem appears in
   std::vector<ReportKernel> kernels;

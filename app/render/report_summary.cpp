@@ -14,17 +14,17 @@ std::string default_id(const ReportProblem& p) {
   return p.op + ".default";
 }
 
-std::optional<double> floor_of(const ReportModel& model, const ReportProblem& p,
-                               const ReportKernel* k) {
-  if (!k || !p.min_bytes) return std::nullopt;
-  const auto copy = copy_gb_per_s_of(model.sources[k->source].header, *k);
-  if (!copy || *copy <= 0.0) return std::nullopt;
-  return static_cast<double>(*p.min_bytes) / (*copy * 1e6);
+std::optional<double> percent_of_floor(const SummaryRow& r) {
+  if (!r.floor || !r.default_kernel || !r.default_kernel->timing) return std::nullopt;
+  return percent_of_floor(*r.floor, r.default_kernel->timing->median_ms);
 }
 
-std::optional<double> percent_of_floor(const SummaryRow& r) {
-  if (!r.floor_ms || !r.default_kernel || !r.default_kernel->timing) return std::nullopt;
-  return 100.0 * *r.floor_ms / r.default_kernel->timing->median_ms;
+// "188.0 µs"; a floor set by latency rather than bytes says so: "2.900 µs (latency)".
+ReportCell floor_cell(const SummaryRow& r) {
+  if (!r.floor) return {kDash, Style::muted, ""};
+  const std::string time = format_time(r.floor->ms);
+  return {r.floor->bound == FloorBound::latency ? time + " (latency)" : time, Style::plain,
+          floor_text(*r.floor, r.problem->l2_evicted)};
 }
 
 ReportCell cell(std::string text, Style style = Style::plain, std::string title = "") {
@@ -78,7 +78,8 @@ std::vector<SummaryRow> summary_rows(const ReportModel& model) {
       if (k.status == KernelStatus::passed && k.timing &&
           (!r.fastest || k.timing->median_ms < r.fastest->timing->median_ms))
         r.fastest = &k;
-    r.floor_ms = floor_of(model, p, r.default_kernel ? r.default_kernel : r.fastest);
+    const ReportKernel* measured = r.default_kernel ? r.default_kernel : r.fastest;
+    r.floor = measured && measured->floor ? measured->floor : problem_floor_of(p);
     rows.push_back(r);
   }
   return rows;
@@ -105,7 +106,7 @@ ReportTable summary_table(const ReportModel& model) {
     const ReportKernel* d = r.default_kernel;
     std::vector<ReportCell> row;
     row.push_back(cell(p.id, Style::plain, problem_summary(p)));
-    row.push_back(r.floor_ms ? cell(format_time(*r.floor_ms)) : cell(kDash, Style::muted));
+    row.push_back(floor_cell(r));
     std::string name = d ? d->id : kDash;
     if (d && !d->dispatches_to.empty())
       name += " \u2192 " + d->dispatches_to.substr(d->dispatches_to.find('.') + 1);
@@ -161,7 +162,8 @@ json summary_json(const ReportModel& model) {
         failures.push_back(
             {{"kernel", k.id}, {"status", to_string(k.status)}, {"reason", k.reason}});
     rows.push_back({{"problem", p.id},
-                    {"floor_ms", optional_number(r.floor_ms)},
+                    {"floor_ms", r.floor ? json(r.floor->ms) : json(nullptr)},
+                    {"floor_bound", r.floor ? json(to_string(r.floor->bound)) : json(nullptr)},
                     {"default", def},
                     {"fastest", fastest},
                     {"failures", failures}});

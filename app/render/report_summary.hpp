@@ -17,9 +17,9 @@ namespace normbench {
 
 struct SummaryRow {
   const ReportProblem* problem = nullptr;
-  // The problem's minimum bytes at the copy bandwidth of the report its default kernel came
-  // from; empty without either.
-  std::optional<double> floor_ms;
+  // The problem's floor (app/timing/problem_floor.hpp) on the GPU its default kernel ran on,
+  // else its fastest's, else any of its kernels'; empty where the reports know neither floor.
+  std::optional<ProblemFloor> floor;
   const ReportKernel* default_kernel = nullptr;  // "<op>.default", timed or not; may be null
   const ReportKernel* fastest = nullptr;         // the fastest kernel that passed and was timed
 };
@@ -27,9 +27,10 @@ struct SummaryRow {
 std::vector<SummaryRow> summary_rows(const ReportModel& model);
 // The rows as table cells; the notes name every kernel that failed or ended in error.
 ReportTable summary_table(const ReportModel& model);
-// The rows for machines: [{problem, floor_ms, default: {id, dispatches_to, median_ms,
-// median_ci_ms, percent_of_floor, vs_baseline, vs_torch_eager, vs_torch_compile} | null,
-// fastest: {id, median_ms, median_ci_ms} | null, failures: [{kernel, status, reason}]}].
+// The rows for machines: [{problem, floor_ms, floor_bound: copy|latency|null, default: {id,
+// dispatches_to, median_ms, median_ci_ms, percent_of_floor, vs_baseline, vs_torch_eager,
+// vs_torch_compile} | null, fastest: {id, median_ms, median_ci_ms} | null, failures: [{kernel,
+// status, reason}]}].
 nlohmann::json summary_json(const ReportModel& model);
 
 // `report` (a run's or a merge's JSON, at `path`) with its rows added as summary.problems,

@@ -22,11 +22,24 @@ std::string format_text(const ProblemShape& s) {
   return text;
 }
 
+// "  floor 2.9 us (latency, L2 evicted)": which floor binds the problem's % floor column.
+std::string floor_text(const ProblemResult& p) {
+  if (!p.floor || p.skipped) return "";
+  const double us = p.floor->ms * 1e3;
+  const std::string time = us >= 1000.0 ? fmt::format("{:.3f} ms", p.floor->ms)
+                           : us >= 1.0  ? fmt::format("{:.1f} us", us)
+                                        : fmt::format("{:.0f} ns", us * 1e3);
+  if (p.floor->bound == FloorBound::copy) return "  floor " + time + " (copy)";
+  return "  floor " + time + " (latency, L2 " + (p.config->timing.flush_l2 ? "evicted" : "kept") +
+         ")";
+}
+
 std::string problem_line(const ProblemResult& p, bool several_gpus) {
   const ProblemConfig& c = *p.config;
-  return fmt::format("{}  {} {} {}  {} segments of {}  min bytes {:.1f} MB{}{}\n", c.id,
+  return fmt::format("{}  {} {} {}  {} segments of {}  min bytes {:.1f} MB{}{}{}\n", c.id,
                      op_name(c.shape.op), shape_text(c), format_text(c.shape), c.shape.num_segments,
                      c.shape.segment_size, static_cast<double>(c.shape.min_bytes()) / 1e6,
+                     floor_text(p),
                      several_gpus && p.device ? fmt::format("  on GPU {}", *p.device) : "",
                      p.skipped ? "  SKIPPED: " + p.reason : "");
 }
@@ -52,7 +65,7 @@ std::string kernel_line(const KernelResult& k) {
   }
   if (timed && k.bandwidth_gb_per_s)
     bandwidth = fmt::format("{:>8.0f} {:>7}", *k.bandwidth_gb_per_s,
-                            k.percent_of_copy ? fmt::format("{:.0f}%", *k.percent_of_copy) : "-");
+                            k.percent_of_floor ? fmt::format("{:.0f}%", *k.percent_of_floor) : "-");
   if (timed && k.speedup_vs_baseline) speedup = fmt::format("{:>7.2f}x", *k.speedup_vs_baseline);
   const std::string error = k.trials.empty() ? "-" : fmt::format("{:.1e}", worst_abs_error(k));
   // The most of its tolerance any output used, in any trial.
@@ -88,10 +101,13 @@ std::string format_run_table(const RunReport& r) {
   if (several) {
     for (const DeviceRun& d : r.devices)
       out += fmt::format(
-          "GPU {}: {} ({} SMs, cc {}.{}){}\n", d.info.index, d.info.name, d.info.sm_count,
+          "GPU {}: {} ({} SMs, cc {}.{}){}{}\n", d.info.index, d.info.name, d.info.sm_count,
           d.info.compute_capability_major, d.info.compute_capability_minor,
           d.copy_bandwidth ? fmt::format(", copy bandwidth {:.0f} GB/s", d.copy_bandwidth->gb_per_s)
-                           : "");
+                           : "",
+          d.latency_floor
+              ? ", latency floor " + latency_floor_text(latency_floor_ms(*d.latency_floor), "us")
+              : "");
   } else {
     if (r.device)
       out += fmt::format("device: {} ({} SMs, cc {}.{})\n", r.device->name, r.device->sm_count,
@@ -99,7 +115,15 @@ std::string format_run_table(const RunReport& r) {
     if (r.copy_bandwidth)
       out += fmt::format("copy bandwidth: {:.0f} GB/s (device-to-device, read + write)\n",
                          r.copy_bandwidth->gb_per_s);
+    if (r.latency_floor)
+      out += fmt::format("latency floor: {}, a launch that copies {} bytes\n",
+                         latency_floor_text(latency_floor_ms(*r.latency_floor), "us"),
+                         r.latency_floor->bytes_moved / 2);
   }
+  if (r.copy_bandwidth || r.latency_floor)
+    out +=
+        "% floor: the problem's floor over the kernel's median; the floor is its minimum bytes "
+        "at the copy bandwidth or, where longer, the latency floor\n";
   for (const DeviceRun& d : r.devices)
     if (!d.info.untraced.empty())
       out += fmt::format(
@@ -121,7 +145,7 @@ std::string format_run_table(const RunReport& r) {
   for (const auto& p : r.problems) {
     out += "\n" + problem_line(p, several);
     out += fmt::format("  {:<50} {:<13} {:>10} {:>16} {:>8} {:>7} {:>8} {:>8} {:>5} {:>4}\n",
-                       "kernel", "status", "median ms", "spread", "GB/s", "% copy", "speedup",
+                       "kernel", "status", "median ms", "spread", "GB/s", "% floor", "speedup",
                        "max err", "tol", "det");
     for (const auto& k : p.kernels) out += kernel_line(k);
   }

@@ -188,7 +188,7 @@ const json* find_by_id(const json& array, const std::string& id) {
 }
 
 // devices[] of one shard, each tagged with the shard; a report without devices[] lists its
-// device with its copy bandwidth.
+// device with its copy bandwidth and latency floor.
 void append_devices(const json& doc, int shard, json& out) {
   json devices = doc.value("devices", json(nullptr));
   if (!devices.is_array()) {
@@ -196,6 +196,7 @@ void append_devices(const json& doc, int shard, json& out) {
     if (doc.at("device").is_object()) {
       json d = doc.at("device");
       d["copy_bandwidth"] = doc.value("copy_bandwidth", json(nullptr));
+      if (doc.contains("latency_floor")) d["latency_floor"] = doc.at("latency_floor");
       devices.push_back(std::move(d));
     }
   }

@@ -8,11 +8,12 @@
 // a shard given twice or missing; a (problem, kernel) pair in a report whose shard the plan
 // did not give it (an overlap), or one the plan gives a shard and its report lacks (a gap).
 //
-// The merged report: shard 1's header (config, device, copy_bandwidth, settings), the merge's
-// own created_at and command line, every shard's GPUs in devices[] and each kernel with the
-// shard it ran in (both tagged "shard"), problems and kernels in plan order, speedups over the
-// baseline recomputed across shards (the baseline may have run in another shard), summary and
-// exit code recomputed, aborted naming the shards that were, and "merged" {shards, work, from}.
+// The merged report: shard 1's header (config, device, copy_bandwidth, latency_floor, settings),
+// the merge's own created_at and command line, every shard's GPUs in devices[] and each kernel
+// with the shard it ran in (both tagged "shard"), problems and kernels in plan order, speedups
+// over the baseline recomputed across shards (the baseline may have run in another shard),
+// summary and exit code recomputed, aborted naming the shards that were, and "merged" {shards,
+// work, from}.
 #pragma once
 
 #include <nlohmann/json.hpp>

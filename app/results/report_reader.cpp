@@ -173,10 +173,28 @@ LoadedKernel read_kernel(const CheckedJson& k) {
     r.percent_of_copy = optional_number(b, "percent_of_copy");
     if (present(b, "suspicious")) r.suspicious = b.at("suspicious").as_bool();
   }
+  if (present(k, "floor") && r.timing) {
+    const CheckedJson f = k.at("floor");
+    expect_object(f, "null or a floor object {ms, bound, percent}");
+    const std::string bound = f.at("bound").as_string();
+    const std::optional<FloorBound> parsed = floor_bound_from_string(bound);
+    if (!parsed)
+      f.at("bound").fail("unknown floor \"" + shown(bound) + "\"; allowed: copy, latency");
+    r.floor = ProblemFloor{f.at("ms").as_number_above(0.0), *parsed};
+    r.percent_of_floor = optional_number(f, "percent");
+  }
   if (present(k, "device")) r.device = static_cast<int>(k.at("device").as_int(0, INT32_MAX));
   if (present(k, "shard")) r.shard = static_cast<int>(k.at("shard").as_int(1, INT32_MAX));
   if (present(k, "activity")) r.activity = read_activity(k.at("activity"));
   return r;
+}
+
+std::optional<LatencyFloorMs> read_latency_floor(const CheckedJson& parent) {
+  if (!present(parent, "latency_floor")) return std::nullopt;
+  const CheckedJson f = parent.at("latency_floor");
+  expect_object(f, "null or a latency_floor object");
+  return LatencyFloorMs{f.at("empty_launch_ms").as_number_above(0.0),
+                        f.at("cold_ms").as_number_above(0.0), f.at("warm_ms").as_number_above(0.0)};
 }
 
 LoadedDevice read_device(const CheckedJson& d) {
@@ -189,6 +207,7 @@ LoadedDevice read_device(const CheckedJson& d) {
     expect_object(copy, "null or a copy_bandwidth object");
     r.copy_gb_per_s = copy.at("gb_per_s").as_number_above(0.0);
   }
+  r.latency_floor = read_latency_floor(d);
   if (present(d, "shard")) r.shard = static_cast<int>(d.at("shard").as_int(1, INT32_MAX));
   if (present(d, "activity_trace")) {
     const CheckedJson trace = d.at("activity_trace");
@@ -277,6 +296,8 @@ LoadedProblem read_problem(const CheckedJson& p) {
   if (present(p, "config") && p.at("config").node().is_object()) {
     const CheckedJson config = p.at("config");
     r.description = optional_string(config, "description");
+    if (present(config, "timing") && present(config.at("timing"), "flush_l2"))
+      r.l2_evicted = config.at("timing").at("flush_l2").as_bool();
     if (present(config, "sweep")) {
       const CheckedJson sweep = config.at("sweep");
       expect_object(sweep, "a sweep {family, point}");
@@ -343,6 +364,7 @@ ReportHeader read_header(const CheckedJson& root, const std::string& path) {
     expect_object(copy, "null or a copy_bandwidth object");
     h.copy_gb_per_s = copy.at("gb_per_s").as_number_above(0.0);
   }
+  h.latency_floor = read_latency_floor(root);
   h.aborted = optional_string(root, "aborted");
   if (present(root, "devices")) {
     const CheckedJson devices = root.at("devices");
@@ -391,12 +413,24 @@ const LoadedKernel* find_kernel_in(const LoadedProblem& problem, const std::stri
   return nullptr;
 }
 
-std::optional<double> copy_gb_per_s_of(const ReportHeader& header, const LoadedKernel& kernel) {
+namespace {
+const LoadedDevice* device_of(const ReportHeader& header, const LoadedKernel& kernel) {
   if (kernel.device)
     for (const LoadedDevice& d : header.devices)
-      if (d.index == *kernel.device && d.shard == kernel.shard && d.copy_gb_per_s)
-        return d.copy_gb_per_s;
-  return header.copy_gb_per_s;
+      if (d.index == *kernel.device && d.shard == kernel.shard) return &d;
+  return nullptr;
+}
+}  // namespace
+
+std::optional<double> copy_gb_per_s_of(const ReportHeader& header, const LoadedKernel& kernel) {
+  const LoadedDevice* d = device_of(header, kernel);
+  return d && d->copy_gb_per_s ? d->copy_gb_per_s : header.copy_gb_per_s;
+}
+
+std::optional<LatencyFloorMs> latency_floor_of(const ReportHeader& header,
+                                               const LoadedKernel& kernel) {
+  const LoadedDevice* d = device_of(header, kernel);
+  return d && d->latency_floor ? d->latency_floor : header.latency_floor;
 }
 
 }  // namespace normbench

@@ -7,12 +7,14 @@
 // interval; the rest reads the same), tool {name}, config {name, hash},
 // device (null or {name}), problems[] {id, op, shape, kernels[] {id, status}}; where present,
 // timing (null or {median_ms, samples_ms[], ...}, median_ms the median of samples_ms),
-// verification (null or {passed}), copy_bandwidth (null or {gb_per_s}), a kernel's
+// verification (null or {passed}), copy_bandwidth (null or {gb_per_s}), latency_floor (null or
+// {empty_launch_ms, cold_ms, warm_ms}), a kernel's floor (null or {ms, bound}), a kernel's
 // is_baseline (true or false), a problem's status ("ran" or "skipped"). Problem ids and
 // kernel ids within a problem are unique, and a problem's op and shape are those of its entry
 // in config.resolved.problems, where the report has one. Optional (added to schema 2 by --devices
 // and
-// --shard; absent in older reports): devices[] {index, name, copy_bandwidth, shard}, a
+// --shard; absent in older reports): devices[] {index, name, copy_bandwidth, latency_floor,
+// shard}, a
 // kernel's device and shard, and shard {index, count, work[] {problem, kernel, shard, cost}}.
 #pragma once
 
@@ -26,6 +28,7 @@
 
 #include "app/check/activity_accounting.hpp"
 #include "app/results/report_schema.hpp"
+#include "app/timing/problem_floor.hpp"
 
 namespace normbench {
 
@@ -84,6 +87,10 @@ struct LoadedKernel {
   std::optional<LoadedTiming> timing;
   std::optional<double> gb_per_s;
   std::optional<double> percent_of_copy;
+  // Its problem's floor on its GPU and the floor over its median, in percent: as the report
+  // has them (timed kernels of reports that have them), else as report_model.cpp derives them.
+  std::optional<ProblemFloor> floor;
+  std::optional<double> percent_of_floor;
   bool suspicious = false;                 // faster than a plain copy of the same bytes
   std::optional<int> device;               // the GPU it ran on (index), when the report says
   std::optional<int> shard;                // in a merged report: the shard that ran it
@@ -96,7 +103,8 @@ struct LoadedProblem {
   std::string description;
   std::vector<int64_t> shape;
   std::optional<int64_t> min_bytes;
-  bool skipped = false;  // status "skipped": it did not fit in GPU or host memory
+  bool l2_evicted = true;  // its config's timing.flush_l2: which latency floor is its
+  bool skipped = false;    // status "skipped": it did not fit in GPU or host memory
   // What makes two problems of one id the same problem: op, shape and the resolved config
   // without description, timing settings or trial count.
   nlohmann::json identity;
@@ -112,6 +120,7 @@ struct LoadedDevice {
   int index = 0;
   std::string name;
   std::optional<double> copy_gb_per_s;
+  std::optional<LatencyFloorMs> latency_floor;
   std::optional<int> shard;  // in a merged report: the shard whose run it belongs to
   std::string untraced;      // why the activity trace was unavailable; empty: traced or not said
   std::string unmonitored;   // why the GPU's conditions were not read; empty: read or not said
@@ -127,6 +136,7 @@ struct ReportHeader {
   std::string created_at;    // empty when absent
   std::string device_name;   // empty when device is null
   std::optional<double> copy_gb_per_s;
+  std::optional<LatencyFloorMs> latency_floor;  // empty in reports older than it
   std::string config_name;
   std::string config_hash;
   std::string aborted;                // empty when the run was not aborted
@@ -172,5 +182,8 @@ const LoadedKernel* find_kernel_in(const LoadedProblem& problem, const std::stri
 // The copy bandwidth of the GPU `kernel` ran on: its entry of devices[] (matched by index and,
 // in a merged report, shard), else the report's copy_bandwidth.
 std::optional<double> copy_gb_per_s_of(const ReportHeader& header, const LoadedKernel& kernel);
+// The same for its latency floor.
+std::optional<LatencyFloorMs> latency_floor_of(const ReportHeader& header,
+                                               const LoadedKernel& kernel);
 
 }  // namespace normbench

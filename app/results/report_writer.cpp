@@ -156,6 +156,7 @@ json kernel_json(const KernelResult& k) {
             {"deterministic", k.deterministic ? json(*k.deterministic) : json(nullptr)},
             {"timing", timed ? timing_json(*k.timing, k.timing_checks) : json(nullptr)},
             {"bandwidth", nullptr},
+            {"floor", nullptr},
             {"speedup", nullptr},
             {"device", k.device ? json(*k.device) : json(nullptr)},
             {"activity", activity_json(k.activity)}};
@@ -166,6 +167,10 @@ json kernel_json(const KernelResult& k) {
                       // timing are wrong (e.g. data served from L2).
                       {"suspicious", k.percent_of_copy.value_or(0.0) > 100.0}};
   }
+  if (timed && k.floor)
+    j["floor"] = {{"ms", finite_or_null(k.floor->ms)},
+                  {"bound", to_string(k.floor->bound)},
+                  {"percent", optional_json(k.percent_of_floor)}};
   if (!k.baseline_id.empty())
     j["speedup"] = {{"baseline", k.baseline_id},
                     {"vs_baseline", timed ? optional_json(k.speedup_vs_baseline) : json(nullptr)}};
@@ -216,15 +221,30 @@ json copy_json(const std::optional<CopyBandwidth>& c) {
           {"timing", timing_json(c->timing)}};
 }
 
-// Each GPU of the run with the copy bandwidth measured on it: a kernel's % of copy is of its
-// own GPU's. A report built with `device` alone lists that one.
+// The medians, which readers use, and every sample of the three launches.
+json latency_floor_json(const std::optional<LatencyFloor>& f) {
+  if (!f) return nullptr;
+  const LatencyFloorMs ms = latency_floor_ms(*f);
+  return {{"bytes_moved", f->bytes_moved},
+          {"empty_launch_ms", ms.empty_launch_ms},
+          {"cold_ms", ms.cold_ms},
+          {"warm_ms", ms.warm_ms},
+          {"timing",
+           {{"empty_launch", timing_json(f->empty_launch)},
+            {"cold", timing_json(f->cold)},
+            {"warm", timing_json(f->warm)}}}};
+}
+
+// Each GPU of the run with the copy bandwidth and latency floor measured on it: a kernel's % of
+// copy and % of floor are of its own GPU's. A report built with `device` alone lists that one.
 json devices_json(const RunReport& r) {
   std::vector<DeviceRun> runs = r.devices;
-  if (runs.empty() && r.device) runs.push_back({*r.device, r.copy_bandwidth});
+  if (runs.empty() && r.device) runs.push_back({*r.device, r.copy_bandwidth, r.latency_floor});
   json devices = json::array();
   for (const DeviceRun& d : runs) {
     json j = device_json(d.info);
     j["copy_bandwidth"] = copy_json(d.copy_bandwidth);
+    j["latency_floor"] = latency_floor_json(d.latency_floor);
     devices.push_back(std::move(j));
   }
   return devices;
@@ -321,6 +341,7 @@ json report_to_json(const RunReport& r) {
       {"device", r.device ? device_json(*r.device) : json(nullptr)},
       {"settings", settings_json(r.settings)},
       {"copy_bandwidth", copy_json(r.copy_bandwidth)},
+      {"latency_floor", latency_floor_json(r.latency_floor)},
       {"devices", devices_json(r)},
       {"shard", shard_json(r.shard)},
       {"problems", problems},

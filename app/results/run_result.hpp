@@ -11,6 +11,7 @@
 #include "app/config/config.hpp"
 #include "app/device/device_info.hpp"
 #include "app/results/report_schema.hpp"
+#include "app/timing/problem_floor.hpp"
 #include "app/timing/timing_result.hpp"
 
 namespace normbench {
@@ -61,6 +62,8 @@ struct KernelResult {
   std::optional<TimingChecks> timing_checks;
   std::optional<double> bandwidth_gb_per_s;   // min bytes / median time
   std::optional<double> percent_of_copy;      // of the run's measured copy bandwidth
+  std::optional<ProblemFloor> floor;          // its problem's, on its GPU (when timed)
+  std::optional<double> percent_of_floor;     // floor / median
   std::optional<double> speedup_vs_baseline;  // baseline median / this median
   std::string baseline_id;                    // the op's naive kernel
   std::optional<int> device;                  // the GPU it ran on; empty: it never reached one
@@ -72,7 +75,8 @@ struct ProblemResult {
   bool skipped = false;
   std::string reason;  // why skipped
   std::vector<KernelResult> kernels;
-  std::optional<int> device;  // the GPU whose harness ran it; empty: never started
+  std::optional<int> device;          // the GPU whose harness ran it; empty: never started
+  std::optional<ProblemFloor> floor;  // on that GPU; empty when not timing
   // Why --save-tensors stopped writing this problem's tensors (the first failed file); empty:
   // none failed.
   std::string tensors_error;
@@ -92,10 +96,12 @@ struct RunSettings {
   std::string save_tensors_dir;         // empty: none
 };
 
-// A GPU of the run and the copy bandwidth measured on it (null when not timing).
+// A GPU of the run and the copy bandwidth and latency floor measured on it (null when not
+// timing).
 struct DeviceRun {
   DeviceInfo info;
   std::optional<CopyBandwidth> copy_bandwidth;
+  std::optional<LatencyFloor> latency_floor;
 };
 
 // One (problem, kernel) pair of a sharded run's plan and the shard it was given to
@@ -122,6 +128,7 @@ struct RunReport {
   RunSettings settings;
   std::optional<DeviceInfo> device;             // the first GPU (readers of one GPU read this)
   std::optional<CopyBandwidth> copy_bandwidth;  // measured on the first GPU
+  std::optional<LatencyFloor> latency_floor;    // measured on the first GPU
   std::vector<DeviceRun> devices;               // every GPU of the run, the first included
   std::optional<ShardRecord> shard;
   std::vector<ProblemResult> problems;

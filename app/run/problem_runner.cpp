@@ -264,6 +264,9 @@ void time_kernel(const ProblemConfig& problem, KernelRun& k, size_t index,
   TimingChecks checks;
   if (auto why = timing_failure(problem, report, reference, fresh, tensors, ctx, checks))
     return fail(k, KernelStatus::failed, "while timing: " + *why);
+  // The copy floor alone is a check. The latency floor is the time of a launch much like the
+  // kernel's own, which a median may tie within the events' resolution: below it shows as more
+  // than 100% of the floor, and fails nothing.
   if (ctx.copy_bandwidth && !ctx.settings.allow_faster_than_copy) {
     const CopyFloor floor{problem.shape.read_bytes(), problem.shape.write_bytes(),
                           static_cast<int64_t>(ctx.l2_bytes), problem.timing.flush_l2,
@@ -281,6 +284,13 @@ void derive_metrics(const ProblemConfig& problem, const RunContext& ctx, Problem
   const KernelResult* baseline = nullptr;
   for (const auto& k : result.kernels)
     if (k.is_baseline) baseline = &k;
+  if (ctx.copy_bandwidth || ctx.latency_floor)
+    result.floor = problem_floor(
+        problem.shape.min_bytes(),
+        ctx.copy_bandwidth ? std::optional<double>(ctx.copy_bandwidth->gb_per_s) : std::nullopt,
+        ctx.latency_floor ? std::optional<LatencyFloorMs>(latency_floor_ms(*ctx.latency_floor))
+                          : std::nullopt,
+        problem.timing.flush_l2);
   for (auto& k : result.kernels) {
     if (baseline) k.baseline_id = baseline->id;
     if (!k.timing) continue;
@@ -288,6 +298,10 @@ void derive_metrics(const ProblemConfig& problem, const RunContext& ctx, Problem
     k.bandwidth_gb_per_s = static_cast<double>(problem.shape.min_bytes()) / seconds / 1e9;
     if (ctx.copy_bandwidth)
       k.percent_of_copy = 100.0 * *k.bandwidth_gb_per_s / ctx.copy_bandwidth->gb_per_s;
+    if (result.floor) {
+      k.floor = result.floor;
+      k.percent_of_floor = percent_of_floor(*result.floor, k.timing->summary.median);
+    }
     if (baseline && baseline->timing)
       k.speedup_vs_baseline = baseline->timing->summary.median / k.timing->summary.median;
   }

@@ -20,6 +20,7 @@ struct RunContext {
   char* shared;  // the shared host memory, large enough for every problem of the run
   const RunSettings& settings;
   const std::optional<CopyBandwidth>& copy_bandwidth;
+  const std::optional<LatencyFloor>& latency_floor;
   uint64_t l2_bytes;  // of the device: output up to this size may stay in L2 when a kernel ends
   ProgressLine& progress;
 };

@@ -43,6 +43,7 @@ struct Lane {
   SharedMemory shared;
   std::unique_ptr<WorkerClient> worker;
   std::optional<CopyBandwidth> copy_bandwidth;
+  std::optional<LatencyFloor> latency_floor;
   std::string aborted;         // why this GPU stopped taking problems: it became unusable
   std::exception_ptr failure;  // anything else that ended its thread: rethrown after the run
 };
@@ -82,19 +83,23 @@ class TakenProblem {
   ProblemResult& result_;
 };
 
-// A GPU's harness: measures its copy bandwidth, then runs problems from the queue until none is
-// left. `results` is shared by the lanes, but each entry is written by the one lane that took it.
+// A GPU's harness: measures its copy bandwidth and latency floor, then runs problems from the queue
+// until none is left. `results` is shared by the lanes, but each entry is written by the one lane
+// that took it.
 void run_lane(Lane& lane, const std::vector<PlannedProblem>& plan, const RunSettings& settings,
               ProblemQueue& queue, std::vector<ProblemResult>& results, ProgressLine& progress) {
   try {
     if (settings.timing) {
       progress.update("measuring copy bandwidth");
       lane.copy_bandwidth = lane.worker->copy_bandwidth();
+      progress.update("measuring the latency floor");
+      lane.latency_floor = lane.worker->latency_floor();
     }
     const RunContext context{*lane.worker,
                              lane.shared.data(),
                              settings,
                              lane.copy_bandwidth,
+                             lane.latency_floor,
                              lane.worker->device().l2_bytes,
                              progress};
     while (const std::optional<size_t> i = queue.take()) {
@@ -174,13 +179,14 @@ RunReport run_benchmarks(const RunConfig& config, const std::vector<PlannedProbl
   for (size_t i = 0; i < plan.size(); ++i)
     report.problems.push_back(results[i].device ? std::move(results[i]) : not_started(plan[i]));
   for (const Lane& lane : lanes) {
-    report.devices.push_back({lane.worker->device(), lane.copy_bandwidth});
+    report.devices.push_back({lane.worker->device(), lane.copy_bandwidth, lane.latency_floor});
     if (lane.aborted.empty()) continue;
     report.aborted += (report.aborted.empty() ? "" : "; ") +
                       (several ? fmt::format("GPU {}: ", lane.device) : std::string()) +
                       lane.aborted;
   }
   report.copy_bandwidth = lanes.front().copy_bandwidth;
+  report.latency_floor = lanes.front().latency_floor;
   if (!report.aborted.empty()) mark_unfinished(report, {});
   report.exit_code = exit_code_for(report);
   return report;

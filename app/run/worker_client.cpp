@@ -109,6 +109,10 @@ CopyBandwidth WorkerClient::copy_bandwidth() {
   return copy_bandwidth_from(harness_request({{"cmd", "copy_bandwidth"}}).at("copy_bandwidth"));
 }
 
+LatencyFloor WorkerClient::latency_floor() {
+  return latency_floor_from(harness_request({{"cmd", "latency_floor"}}).at("latency_floor"));
+}
+
 WorkerClient::LoadedProblem WorkerClient::load_problem(size_t index) {
   problem_.reset();
   excluded_.clear();

@@ -25,6 +25,7 @@ class WorkerClient {
   const DeviceInfo& device() const { return device_; }
   const DeviceCaps& caps() const { return caps_; }
   CopyBandwidth copy_bandwidth();
+  LatencyFloor latency_floor();
 
   // Problem `index` as the worker planned and allocated it.
   struct LoadedProblem {

@@ -1,5 +1,6 @@
 // What timing a launch found: its samples and their statistics, how long the device stayed busy
-// after each, and the GPU's conditions around them; and the copy bandwidth measured the same way.
+// after each, and the GPU's conditions around them; and the copy bandwidth and the latency floor
+// measured the same way.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,14 @@ struct CopyBandwidth {
   uint64_t bytes_moved = 0;  // read plus written per copy
   TimingResult timing;
   double gb_per_s = 0.0;  // bytes_moved / median, 1 GB = 1e9 bytes
+};
+
+// The shortest launches, timed as kernels are: what no kernel goes below however few its bytes.
+struct LatencyFloor {
+  uint64_t bytes_moved = 0;   // by the cache-line kernel, read plus written
+  TimingResult empty_launch;  // one block that does nothing, L2 evicted before each sample
+  TimingResult cold;          // the cache-line kernel, L2 evicted before each sample
+  TimingResult warm;          // the same with L2 kept: its lines stay there from the last sample
 };
 
 }  // namespace normbench

@@ -9,6 +9,7 @@
 #include "app/timing/copy_bandwidth.hpp"
 #include "app/timing/gpu_conditions.hpp"
 #include "app/timing/kernel_timer.hpp"
+#include "app/timing/latency_floor.hpp"
 #include "app/util/errors.hpp"
 #include "app/worker/problem_session.hpp"
 #include "app/worker/worker_protocol.hpp"
@@ -49,6 +50,11 @@ json handle(const json& request, const WorkerWorld& world, WorkerState& state,
     const CopyBandwidth copy = measure_copy_bandwidth(*state.device, *state.evictor);
     activity_trace::collect();  // the copies are the harness's: nothing to account
     return {{"copy_bandwidth", to_json(copy)}};
+  }
+  if (cmd == "latency_floor") {
+    const LatencyFloor floor = measure_latency_floor(*state.device, *state.evictor);
+    activity_trace::collect();  // the harness's launches too
+    return {{"latency_floor", to_json(floor)}};
   }
   if (cmd == "problem") {
     const size_t i = request.at("index");

@@ -113,6 +113,22 @@ CopyBandwidth copy_bandwidth_from(const json& j) {
   return c;
 }
 
+json to_json(const LatencyFloor& f) {
+  return {{"bytes_moved", f.bytes_moved},
+          {"empty_launch", to_json(f.empty_launch)},
+          {"cold", to_json(f.cold)},
+          {"warm", to_json(f.warm)}};
+}
+
+LatencyFloor latency_floor_from(const json& j) {
+  LatencyFloor f;
+  f.bytes_moved = j.at("bytes_moved");
+  f.empty_launch = timing_from(j.at("empty_launch"));
+  f.cold = timing_from(j.at("cold"));
+  f.warm = timing_from(j.at("warm"));
+  return f;
+}
+
 json to_json(const LaunchReport& r) {
   return {{"launch_error", r.launch_error},
           {"escaped_us", r.escaped_us},

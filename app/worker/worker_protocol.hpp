@@ -2,6 +2,7 @@
 // JSON object per line. Requests carry "cmd":
 //   open                      -> {device, caps}              opens the GPU of the run
 //   copy_bandwidth            -> {copy_bandwidth}
+//   latency_floor             -> {latency_floor}
 //   problem {index, exclude}  -> {planning: k}... {ok | skip: why, plans}
 //                                                             plans and allocates a problem
 //   upload {fresh}            -> {ok}                         its inputs from shared memory (and
@@ -94,6 +95,7 @@ nlohmann::json to_json(const DeviceInfo& d);
 nlohmann::json to_json(const DeviceCaps& c);
 nlohmann::json to_json(const TimingResult& t);
 nlohmann::json to_json(const CopyBandwidth& c);
+nlohmann::json to_json(const LatencyFloor& f);
 nlohmann::json to_json(const LaunchReport& r);
 nlohmann::json to_json(const TimingRequest& r);
 nlohmann::json to_json(const TimingReport& r);
@@ -102,6 +104,7 @@ DeviceInfo device_info_from(const nlohmann::json& j);
 DeviceCaps device_caps_from(const nlohmann::json& j);
 TimingResult timing_from(const nlohmann::json& j);
 CopyBandwidth copy_bandwidth_from(const nlohmann::json& j);
+LatencyFloor latency_floor_from(const nlohmann::json& j);
 LaunchReport launch_report_from(const nlohmann::json& j);
 TimingRequest timing_request_from(const nlohmann::json& j);
 TimingReport timing_report_from(const nlohmann::json& j);

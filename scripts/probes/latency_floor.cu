@@ -3,8 +3,9 @@
 // with CUDA events on one stream, 101 times, with L2 evicted before each sample as normbench
 // does (a read of twice its size at evict-last priority, then the lines discarded: "cold"), and
 // again with only a short spin before it ("warm": the data stays in L2, as in a decoder whose
-// previous kernel just wrote x). Not part of normbench: a probe for kernels/NOTES.md and the
-// latency floor normbench does not measure yet.
+// previous kernel just wrote x). Not part of normbench: a probe for kernels/NOTES.md, wider than
+// the latency floor that normbench measures once per run (app/timing/latency_floor.cu: the
+// empty launch of one block and the four cache lines, cold and warm).
 //
 //   nvcc -O3 -arch=sm_90 -o latency_floor scripts/probes/latency_floor.cu
 //   ./latency_floor

@@ -80,6 +80,36 @@ TEST(HarnessOnGpu, CorrectKernelPassesAndIsTimed) {
   EXPECT_TRUE(k.percent_of_copy.has_value());
 }
 
+// Once per run, under the kernels' own timing: an empty launch and a launch that copies four
+// cache lines, each a few microseconds and the empty one no slower; the 64x1024 problem (532 kB,
+// a fraction of a microsecond at the copy bandwidth) is bound by the latency floor.
+TEST(HarnessOnGpu, LatencyFloorIsMeasuredOncePerRun) {
+  NORMBENCH_SKIP_WITHOUT_GPU();
+  static const RunConfig config = parse_config(kConfig, "harness_test");
+  const KernelVariant variant = make_variant(Op::layer_norm, "layer_norm.t_floor", "", correct);
+  RunSettings settings;
+  const RunReport report =
+      run_benchmarks(config, {{&config.problems[0], {&variant}}}, settings, {});
+  ASSERT_TRUE(report.latency_floor);
+  const LatencyFloor& floor = *report.latency_floor;
+  EXPECT_EQ(floor.bytes_moved, 1024u);
+  for (const TimingResult* t : {&floor.empty_launch, &floor.cold, &floor.warm}) {
+    EXPECT_GE(t->summary.count, 100u);
+    EXPECT_GT(t->summary.median, 0.0);
+    EXPECT_LT(t->summary.median, 0.050);  // 50 us
+  }
+  EXPECT_LE(floor.empty_launch.summary.median, floor.cold.summary.median);
+  ASSERT_EQ(report.devices.size(), 1u);
+  EXPECT_TRUE(report.devices[0].latency_floor);
+
+  const KernelResult& k = report.problems.at(0).kernels.at(0);
+  ASSERT_EQ(k.status, KernelStatus::passed) << k.reason;
+  ASSERT_TRUE(k.floor && k.percent_of_floor);
+  EXPECT_EQ(k.floor->bound, FloorBound::latency);
+  EXPECT_EQ(k.floor->ms, floor.cold.summary.median);  // flush_l2 is on
+  EXPECT_GT(*k.percent_of_floor, 0.0);
+}
+
 TEST(HarnessOnGpu, UnwrittenOutputFails) {
   NORMBENCH_SKIP_WITHOUT_GPU();
   const KernelResult k =

@@ -72,10 +72,13 @@ TEST(MultiDevice, AllGpusAndMergedShardsGiveTheOneGpuRunsVerdicts) {
   EXPECT_EQ(normbench(dir, "compare one.json merged.json --max-slowdown 0.5"), 0)
       << testing::read_text(dir.file("log.txt"));
 
-  // Every GPU with its own copy bandwidth; every kernel on one of them.
+  // Every GPU with its own copy bandwidth and latency floor; every kernel on one of them.
   ASSERT_GE(all["devices"].size(), 1u);
   EXPECT_EQ(all["devices"][0]["name"], all["device"]["name"]);
-  for (const json& d : all["devices"]) EXPECT_GT(d["copy_bandwidth"]["gb_per_s"], 0.0);
+  for (const json& d : all["devices"]) {
+    EXPECT_GT(d["copy_bandwidth"]["gb_per_s"], 0.0);
+    EXPECT_GT(d["latency_floor"]["cold_ms"], 0.0);
+  }
   for (const json& p : all["problems"])
     for (const json& k : p["kernels"]) {
       ASSERT_TRUE(k["device"].is_number_integer()) << p["id"] << " " << k["id"];

@@ -177,7 +177,8 @@ TEST(ReportCsv, OneRowPerProblemAndKernelWithAHeaderAndRfc4180Quoting) {
   };
   for (const std::string name :
        {"problem", "kernel", "status", "reason", "median_ms", "spread_percent", "gb_per_s",
-        "percent_of_copy", "speedup_vs_baseline", "device"})
+        "percent_of_copy", "floor_ms", "floor_bound", "percent_of_floor", "speedup_vs_baseline",
+        "device"})
     ASSERT_LT(column(name), header.size()) << name;
   const auto& naive = rows[1];
   EXPECT_EQ(naive[column("report")], "a&b");
@@ -187,6 +188,10 @@ TEST(ReportCsv, OneRowPerProblemAndKernelWithAHeaderAndRfc4180Quoting) {
   EXPECT_EQ(naive[column("device")], "0");
   EXPECT_NEAR(std::stod(naive[column("median_ms")]), 8.4657917, 1e-6);
   EXPECT_NEAR(std::stod(naive[column("percent_of_copy")]), 2.2172, 1e-3);
+  // A report without a latency floor: its floor is the copy's.
+  EXPECT_EQ(naive[column("floor_bound")], "copy");
+  EXPECT_NEAR(std::stod(naive[column("percent_of_floor")]), 2.2172, 1e-3);
+  EXPECT_GT(std::stod(naive[column("floor_ms")]), 0.0);
   EXPECT_EQ(std::stod(naive[column("speedup_vs_baseline")]), 1.0);
   EXPECT_GT(std::stod(naive[column("spread_percent")]), 0.0);
   const auto& failed = rows[2];

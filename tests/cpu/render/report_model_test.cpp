@@ -191,6 +191,50 @@ TEST(ReportMerge, BandwidthIsDerivedWhenTheReportLeftItOut) {
   EXPECT_DOUBLE_EQ(*k.percent_of_copy, 0.2);
   EXPECT_FALSE(k.suspicious);
   EXPECT_FALSE(m.has_torch_eager);
+  // A report without a latency floor: the copy floor (1 ms), and % of floor is % of copy.
+  ASSERT_TRUE(k.floor && k.percent_of_floor);
+  EXPECT_EQ(k.floor->bound, FloorBound::copy);
+  EXPECT_DOUBLE_EQ(k.floor->ms, 1e6 / 1e9);
+  EXPECT_DOUBLE_EQ(*k.percent_of_floor, 0.2);
+}
+
+// With a latency floor the longer floor binds, the one of the problem's L2 setting, of the GPU
+// the kernel ran on; untimed kernels get the floor without a percent.
+TEST(ReportMerge, FloorIsDerivedFromTheLatencyFloorOfTheKernelsGpu) {
+  json kernels = json::array({timed_kernel("k", 0.01), timed_kernel("other", 0.02)});
+  kernels.push_back({{"id", "slow"}, {"status", "failed"}, {"timing", nullptr}});
+  kernels[1]["device"] = 1;
+  json doc = small_report("GPU", kernels);
+  doc["problems"][0]["min_bytes"] = 1000;  // 1 ns at 1000 GB/s
+  doc["latency_floor"] = {{"empty_launch_ms", 0.002}, {"cold_ms", 0.003}, {"warm_ms", 0.0025}};
+  doc["devices"] = json::array(
+      {{{"index", 0}, {"name", "GPU"}},
+       {{"index", 1},
+        {"name", "GPU"},
+        {"latency_floor", {{"empty_launch_ms", 0.002}, {"cold_ms", 0.004}, {"warm_ms", 0.0025}}}}});
+  const ReportModel cold = merge_reports({load_json(doc, "cold.json")}, false);
+  const ReportKernel& k = cold.problems[0].kernels[0];
+  ASSERT_TRUE(k.floor && k.percent_of_floor);
+  EXPECT_EQ(k.floor->bound, FloorBound::latency);
+  EXPECT_EQ(k.floor->ms, 0.003);  // its GPU 0 has none of its own: the report's
+  EXPECT_DOUBLE_EQ(*k.percent_of_floor, 30.0);
+  EXPECT_EQ(cold.problems[0].kernels[1].floor->ms, 0.004);  // GPU 1's
+  const ReportKernel& failed = cold.problems[0].kernels[2];
+  ASSERT_TRUE(failed.floor);
+  EXPECT_FALSE(failed.percent_of_floor);
+
+  doc["problems"][0]["config"] = {{"timing", {{"flush_l2", false}}}};
+  const ReportModel warm = merge_reports({load_json(doc, "warm.json")}, false);
+  EXPECT_FALSE(warm.problems[0].l2_evicted);
+  EXPECT_EQ(warm.problems[0].kernels[0].floor->ms, 0.0025);
+  EXPECT_DOUBLE_EQ(*warm.problems[0].kernels[0].percent_of_floor, 25.0);
+
+  // What the writer wrote is what is shown.
+  doc["problems"][0]["kernels"][0]["floor"] = {
+      {"ms", 0.005}, {"bound", "latency"}, {"percent", 50.0}};
+  const ReportModel written = merge_reports({load_json(doc, "written.json")}, false);
+  EXPECT_EQ(written.problems[0].kernels[0].floor->ms, 0.005);
+  EXPECT_EQ(*written.problems[0].kernels[0].percent_of_floor, 50.0);
 }
 
 }  // namespace

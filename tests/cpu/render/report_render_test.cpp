@@ -96,7 +96,7 @@ TEST(ReportMarkdown, HasOneTablePerProblemWithTheMergedNumbers) {
   EXPECT_TRUE(
       contains(md,
                "| Kernel | Report | Verification | Max abs error | Deterministic | Median | 95% "
-               "interval of the median | GB/s | % of copy | vs naive | vs torch.eager | vs "
+               "interval of the median | GB/s | % of floor | vs naive | vs torch.eager | vs "
                "torch.compile |"))
       << md;
   // naive 8.516 ms / default 0.4626 ms; torch.eager 1.602 ms; torch.compile 0.750 ms.
@@ -202,7 +202,7 @@ TEST(ReportHtml, IsOneWellFormedSelfContainedPage) {
   EXPECT_TRUE(contains(
       html, "&lt;b&gt;bandwidth&lt;/b&gt; is &lt;suspicious&gt; &amp; &quot;escaped&quot;"));
   EXPECT_FALSE(contains(html, "<b>bandwidth"));
-  // The charts: speedups on a log axis with labelled values, % of copy flagged past 100%.
+  // The charts: speedups on a log axis with labelled values, % of floor flagged past 100%.
   EXPECT_TRUE(contains(html, "Speedup (log scale"));
   EXPECT_TRUE(contains(html, ">18.4\u00d7</text>"));
   EXPECT_TRUE(contains(html, ">110.5% suspicious</text>"));
@@ -300,6 +300,53 @@ TEST(ReportRender, WhatRanOnTheDeviceIsAColumnAndALineWhereItIsNotOneKernel) {
   const std::string html = render_html(model);
   EXPECT_TRUE(contains(html, "device time 2.900 \u00b5s of the 3.000 ms event-timed median"))
       << "the cell's tooltip";
+}
+
+// A report with a latency floor: its problem of 320 bytes is bound by it, which the summary,
+// the problem's line and its chart say; the reports table shows the floors measured.
+TEST(ReportRender, ALatencyBoundProblemSaysSo) {
+  json report =
+      json::parse(testing::read_text(testing::source_path("tests/fixtures/report/writer_v2.json")));
+  report["problems"].erase(2);  // the skipped twin of "gn", which the reader refuses
+  const ReportModel model = merge_reports({read_report_json(report, "small.json")}, false);
+  const std::string md = render_markdown(model);
+  EXPECT_TRUE(contains(md,
+                       "| ln | 2.900 \u00b5s (latency) | \u2014 | \u2014 | \u2014 | "
+                       "layer_norm.naive | 3.000 ms"))
+      << md;
+  EXPECT_TRUE(contains(md,
+                       "layer_norm [4, 8], at least 320 B moved; floor 2.900 \u00b5s "
+                       "(latency, L2 evicted)\n"))
+      << md;
+  // gn: no kernel passed, its floor all the same.
+  EXPECT_TRUE(contains(md, "| gn | 2.900 \u00b5s (latency) | \u2014 |")) << md;
+  EXPECT_TRUE(contains(md, "| Copy GB/s | Latency floor |")) << md;
+  EXPECT_TRUE(contains(md,
+                       "| 2000 | 2.9 \u00b5s cold, 2.1 \u00b5s warm (empty launch 1.8 "
+                       "\u00b5s) |"))
+      << md;
+  EXPECT_TRUE(contains(md, "| GB/s | % of floor |")) << md;
+  EXPECT_TRUE(contains(md, "| 50.0 | 0.1% |")) << md;
+  const nlohmann::json rows = summary_json(model);
+  EXPECT_EQ(rows[0]["floor_bound"], "latency");
+  EXPECT_EQ(rows[0]["floor_ms"], 0.0029);
+  const std::string html = render_html(model);
+  EXPECT_EQ(tag_balance_error(html), "");
+  EXPECT_TRUE(contains(html, "% of the floor, 2.900 \u00b5s (latency, L2 evicted)")) << html;
+  EXPECT_TRUE(contains(html,
+                       "title=\"of the floor 2.900 \u00b5s (latency, L2 evicted); 2.5% of "
+                       "copy\">0.1%</td>"))
+      << html;
+
+  // Without the latency floor (an older run), the copy floor and no latency column.
+  report.erase("latency_floor");
+  report["devices"][0].erase("latency_floor");
+  report["problems"][0]["kernels"][0].erase("floor");
+  const std::string old =
+      render_markdown(merge_reports({read_report_json(report, "o.json")}, false));
+  EXPECT_FALSE(contains(old, "Latency floor")) << old;
+  EXPECT_FALSE(contains(old, "(latency")) << old;
+  EXPECT_TRUE(contains(old, "at least 320 B moved; floor 0.1600 ns (copy)\n")) << old;
 }
 
 TEST(ReportRender, AKernelMostOfWhoseSamplesThrottledIsAWarningWithItsConditions) {

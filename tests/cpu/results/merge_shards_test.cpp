@@ -101,6 +101,38 @@ TEST(MergeShards, TwoShardsGiveBackTheUnshardedRun) {
   EXPECT_TRUE(j["aborted"].is_null());
 }
 
+// Each shard's GPU keeps the latency floor measured on it, and a kernel finds its own GPU's;
+// shards older than the latency floor merge as before.
+TEST(MergeShards, EachShardsGpuKeepsItsLatencyFloor) {
+  const auto with_floor = [](double cold_ms) {
+    return [cold_ms](json& doc) {
+      doc["latency_floor"] = {{"bytes_moved", 1024},
+                              {"empty_launch_ms", 0.0018},
+                              {"cold_ms", cold_ms},
+                              {"warm_ms", 0.0021}};
+      doc["devices"][0]["latency_floor"] = doc["latency_floor"];
+    };
+  };
+  ShardReport one = shard("shard1of2.json"), two = shard("shard2of2.json");
+  with_floor(0.0029)(one.document);
+  with_floor(0.0031)(two.document);
+  one.loaded = read_report_json(one.document, one.path);
+  two.loaded = read_report_json(two.document, two.path);
+  const LoadedReport report = read_report_json(merge({one, two}).report, "merged.json");
+  ASSERT_EQ(report.header.devices.size(), 2u);
+  ASSERT_TRUE(report.header.latency_floor);
+  EXPECT_EQ(report.header.latency_floor->cold_ms, 0.0029);  // shard 1's header
+  EXPECT_EQ(report.header.devices[1].latency_floor->cold_ms, 0.0031);
+  const LoadedKernel& of_shard_2 = report.problems[0].kernels[0];
+  ASSERT_EQ(of_shard_2.shard, 2);
+  EXPECT_EQ(latency_floor_of(report.header, of_shard_2)->cold_ms, 0.0031);
+
+  const LoadedReport older =
+      read_report_json(merge({shard("shard1of2.json"), shard("shard2of2.json")}).report, "m.json");
+  EXPECT_FALSE(older.header.latency_floor);
+  EXPECT_FALSE(latency_floor_of(older.header, older.problems[0].kernels[0]));
+}
+
 TEST(MergeShards, SpeedupsOverABaselineThatRanInTheOtherShard) {
   const MergedReport merged = merge({shard("shard1of2.json"), shard("shard2of2.json")});
   const json whole = shard("unsharded.json").document;

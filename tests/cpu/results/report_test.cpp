@@ -85,9 +85,17 @@ RunReport sample_report() {
   copy.timing = timing({1.0, 1.0, 1.0});
   copy.gb_per_s = 2000.0;
   r.copy_bandwidth = copy;
+  LatencyFloor latency;
+  latency.bytes_moved = 1024;
+  latency.empty_launch = timing({0.0018, 0.0018, 0.0019});
+  latency.cold = timing({0.0029, 0.0029, 0.0030});
+  latency.warm = timing({0.0021, 0.0021, 0.0022});
+  r.latency_floor = latency;
 
   ProblemResult ln;
   ln.config = &r.config->problems[0];
+  // 320 bytes take 0.16 ns at 2000 GB/s: the latency floor (L2 evicted) binds.
+  ln.floor = ProblemFloor{0.0029, FloorBound::latency};
   KernelResult naive = kernel("layer_norm.naive", KernelStatus::passed);
   naive.is_baseline = true;
   naive.trials = {trial(0, true, 1e-7, 2e-6, 3e-8), trial(1, true, 2e-7, 1e-6, 4e-8)};
@@ -101,6 +109,8 @@ RunReport sample_report() {
   naive.deterministic = true;
   naive.bandwidth_gb_per_s = 50.0;
   naive.percent_of_copy = 2.5;
+  naive.floor = ln.floor;
+  naive.percent_of_floor = 100.0 * 0.0029 / 3.0;
   naive.speedup_vs_baseline = 1.0;
   naive.baseline_id = "layer_norm.naive";
   naive.activity = KernelActivity{
@@ -116,6 +126,7 @@ RunReport sample_report() {
   fast.trials = {bad};
   fast.timing = timing({0.5});  // a failed kernel's timing is never written, whatever it holds
   fast.speedup_vs_baseline = 6.0;
+  fast.floor = ln.floor;  // nor its floor
   fast.baseline_id = "layer_norm.naive";
   ln.kernels.push_back(fast);
   ln.kernels.push_back(kernel("layer_norm.warp", KernelStatus::not_supported, "row too long"));
@@ -156,10 +167,10 @@ TEST(Report, TopLevel) {
   const RunReport r = sample_report();
   const json j = report_to_json(r);
   EXPECT_EQ(j["schema_version"], 2);
-  EXPECT_EQ(keys(j),
-            (std::set<std::string>{"schema_version", "tool", "created_at", "command_line", "config",
-                                   "device", "settings", "copy_bandwidth", "devices", "shard",
-                                   "problems", "summary", "aborted", "exit_code"}));
+  EXPECT_EQ(keys(j), (std::set<std::string>{"schema_version", "tool", "created_at", "command_line",
+                                            "config", "device", "settings", "copy_bandwidth",
+                                            "latency_floor", "devices", "shard", "problems",
+                                            "summary", "aborted", "exit_code"}));
   EXPECT_EQ(j["tool"]["name"], "normbench");
   EXPECT_EQ(j["tool"]["version"], version());
   EXPECT_EQ(j["tool"]["git_revision"], git_revision());
@@ -177,10 +188,17 @@ TEST(Report, TopLevel) {
   EXPECT_TRUE(j["settings"]["save_tensors"].is_null());
   EXPECT_EQ(j["copy_bandwidth"]["gb_per_s"], 2000.0);
   EXPECT_EQ(j["copy_bandwidth"]["timing"]["samples"], 3);
-  // One GPU: devices[] is that one with its copy bandwidth; not sharded.
+  // The medians readers use, and every sample of the three launches.
+  EXPECT_EQ(j["latency_floor"]["bytes_moved"], 1024);
+  EXPECT_EQ(j["latency_floor"]["empty_launch_ms"], 0.0018);
+  EXPECT_EQ(j["latency_floor"]["cold_ms"], 0.0029);
+  EXPECT_EQ(j["latency_floor"]["warm_ms"], 0.0021);
+  EXPECT_EQ(j["latency_floor"]["timing"]["warm"]["samples_ms"], json({0.0021, 0.0021, 0.0022}));
+  // One GPU: devices[] is that one with its copy bandwidth and latency floor; not sharded.
   ASSERT_EQ(j["devices"].size(), 1u);
   EXPECT_EQ(j["devices"][0]["name"], "Test GPU");
   EXPECT_EQ(j["devices"][0]["copy_bandwidth"], j["copy_bandwidth"]);
+  EXPECT_EQ(j["devices"][0]["latency_floor"], j["latency_floor"]);
   EXPECT_EQ(j["settings"]["devices"], json({0}));
   EXPECT_EQ(j["settings"]["allow_mixed_devices"], false);
   EXPECT_TRUE(j["shard"].is_null());
@@ -206,7 +224,9 @@ TEST(Report, DevicesAndShardAreWrittenAndReadBack) {
   second.index = 1;
   CopyBandwidth other = *r.copy_bandwidth;
   other.gb_per_s = 1500.0;
-  r.devices = {{*r.device, r.copy_bandwidth}, {second, other}};
+  LatencyFloor slower = *r.latency_floor;
+  slower.cold = timing({0.0035});
+  r.devices = {{*r.device, r.copy_bandwidth, r.latency_floor}, {second, other, slower}};
   r.settings.devices = {0, 1};
   r.problems[0].kernels[0].device = 1;
   r.shard =
@@ -228,6 +248,8 @@ TEST(Report, DevicesAndShardAreWrittenAndReadBack) {
   EXPECT_EQ(naive.device, 1);
   EXPECT_EQ(copy_gb_per_s_of(loaded.header, naive), 1500.0);  // its own GPU's
   EXPECT_EQ(copy_gb_per_s_of(loaded.header, loaded.problems[0].kernels[1]), 2000.0);
+  EXPECT_EQ(latency_floor_of(loaded.header, naive)->cold_ms, 0.0035);
+  EXPECT_EQ(latency_floor_of(loaded.header, loaded.problems[0].kernels[1])->cold_ms, 0.0029);
   ASSERT_TRUE(loaded.shard);
   EXPECT_EQ(loaded.shard->index, 2);
   EXPECT_EQ(loaded.shard->count, 3);
@@ -251,6 +273,60 @@ TEST(Report, DevicesAndShardAreWrittenAndReadBack) {
               std::string::npos)
         << e.what();
   }
+}
+
+// The latency floor and a kernel's floor read back as written; a report older than them loads
+// without them, and one of an unknown bound is refused naming its path.
+TEST(Report, FloorsAreReadBackAndOptional) {
+  RunReport r = sample_report();
+  r.problems.pop_back();  // a second problem "gn", which the reader would refuse
+  const json j = report_to_json(r);
+  const LoadedReport loaded = read_report_json(j, "floor.json");
+  ASSERT_TRUE(loaded.header.latency_floor);
+  EXPECT_EQ(loaded.header.latency_floor->empty_launch_ms, 0.0018);
+  EXPECT_EQ(loaded.header.latency_floor->cold_ms, 0.0029);
+  EXPECT_EQ(loaded.header.latency_floor->warm_ms, 0.0021);
+  ASSERT_EQ(loaded.header.devices.size(), 1u);
+  ASSERT_TRUE(loaded.header.devices[0].latency_floor);
+  EXPECT_EQ(loaded.header.devices[0].latency_floor->warm_ms, 0.0021);
+  EXPECT_TRUE(loaded.problems[0].l2_evicted);
+  const LoadedKernel& naive = loaded.problems[0].kernels[0];
+  ASSERT_TRUE(naive.floor);
+  EXPECT_EQ(naive.floor->ms, 0.0029);
+  EXPECT_EQ(naive.floor->bound, FloorBound::latency);
+  ASSERT_TRUE(naive.percent_of_floor);
+  EXPECT_DOUBLE_EQ(*naive.percent_of_floor, 100.0 * 0.0029 / 3.0);
+
+  json old = j;
+  old.erase("latency_floor");
+  old["devices"][0].erase("latency_floor");
+  old["problems"][0]["kernels"][0].erase("floor");
+  old["problems"][0]["config"]["timing"]["flush_l2"] = false;
+  const LoadedReport before = read_report_json(old, "old.json");
+  EXPECT_FALSE(before.header.latency_floor);
+  EXPECT_FALSE(before.header.devices[0].latency_floor);
+  EXPECT_FALSE(before.problems[0].kernels[0].floor);
+  EXPECT_FALSE(before.problems[0].kernels[0].percent_of_floor);
+  EXPECT_FALSE(before.problems[0].l2_evicted);
+  json nulls = j;
+  nulls["latency_floor"] = nullptr;
+  nulls["problems"][0]["kernels"][0]["floor"] = nullptr;
+  EXPECT_FALSE(read_report_json(nulls, "nulls.json").header.latency_floor);
+
+  json bad = j;
+  bad["problems"][0]["kernels"][0]["floor"]["bound"] = "magic";
+  try {
+    read_report_json(bad, "bad.json");
+    ADD_FAILURE() << "an unknown floor was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_TRUE(testing::contains(e.what(),
+                                  "bad.json: /problems/0/kernels/0/floor/bound: unknown floor "
+                                  "\"magic\"; allowed: copy, latency"))
+        << e.what();
+  }
+  bad = j;
+  bad["latency_floor"]["cold_ms"] = 0.0;
+  EXPECT_THROW(read_report_json(bad, "bad.json"), UsageError);
 }
 
 TEST(Report, ProblemsAndKernels) {
@@ -284,6 +360,8 @@ TEST(Report, ProblemsAndKernels) {
   EXPECT_EQ(naive["deterministic"], true);
   EXPECT_EQ(naive["bandwidth"]["suspicious"], false);
   EXPECT_EQ(naive["bandwidth"]["percent_of_copy"], 2.5);
+  EXPECT_EQ(naive["floor"],
+            json({{"ms", 0.0029}, {"bound", "latency"}, {"percent", 100.0 * 0.0029 / 3.0}}));
   EXPECT_EQ(naive["speedup"], json({{"baseline", "layer_norm.naive"}, {"vs_baseline", 1.0}}));
 
   const json& fast = ln["kernels"][1];
@@ -291,6 +369,7 @@ TEST(Report, ProblemsAndKernels) {
   EXPECT_EQ(fast["reason"], "2 of 32 elements differ");
   EXPECT_TRUE(fast["timing"].is_null());
   EXPECT_TRUE(fast["bandwidth"].is_null());
+  EXPECT_TRUE(fast["floor"].is_null());
   EXPECT_TRUE(fast["deterministic"].is_null());
   EXPECT_EQ(fast["verification"]["passed"], false);
   EXPECT_EQ(fast["verification"]["violations"], 2);
@@ -356,6 +435,7 @@ TEST(Report, AbortedRunWithoutDevice) {
   EXPECT_EQ(j["exit_code"], 3);
   EXPECT_TRUE(j["device"].is_null());
   EXPECT_TRUE(j["copy_bandwidth"].is_null());
+  EXPECT_TRUE(j["latency_floor"].is_null());
   EXPECT_EQ(j["problems"], json::array());
   EXPECT_EQ(j["summary"]["kernels"], 0);
 }
@@ -443,6 +523,7 @@ TEST(Report, SameFieldNamesAsTheH100Fixture) {
   EXPECT_EQ(j["schema_version"], 2);
   auto fixture_top = keys(fixture);
   fixture_top.insert({"devices", "shard"});  // --devices and --shard, optional for readers
+  fixture_top.insert("latency_floor");       // optional for readers
   EXPECT_EQ(fixture_top, keys(j));
   EXPECT_EQ(keys(fixture["config"]), keys(j["config"]));
   auto fixture_device = keys(fixture["device"]);
@@ -470,6 +551,7 @@ TEST(Report, SameFieldNamesAsTheH100Fixture) {
   fixture_kernel_keys.insert("device");         // the GPU it ran on (--devices)
   fixture_kernel_keys.insert("activity");       // what the activity trace saw it run
   fixture_kernel_keys.insert("warning");        // e.g. most samples throttled
+  fixture_kernel_keys.insert("floor");          // its problem's floor and its % of it
   EXPECT_EQ(fixture_kernel_keys, keys(kernel_json));
   // Accuracy in units of the rule, per output: added since.
   auto fixture_verification = keys(fixture_kernel["verification"]);
@@ -528,10 +610,28 @@ TEST(Report, FixtureSummaryIsConsistent) {
 TEST(Report, Table) {
   const std::string table = format_run_table(sample_report());
   for (const char* text :
-       {"device: Test GPU (132 SMs, cc 9.0)", "copy bandwidth: 2000 GB/s", "ln  layer_norm 4x8",
-        "layer_norm.naive", "layer_norm.fast", "layer_norm.warp", "group_norm.naive",
-        "group_norm.other", "passed", "failed", "not_supported", "error", "skipped",
-        "2 of 32 elements differ", "row too long", "SKIPPED: needs 9 GB", "    3.0000", "1.00x"})
+       {"device: Test GPU (132 SMs, cc 9.0)",
+        "copy bandwidth: 2000 GB/s",
+        "latency floor: 2.9 us cold, 2.1 us warm (empty launch 1.8 us), a launch that copies "
+        "512 bytes\n",
+        "min bytes 0.0 MB  floor 2.9 us (latency, L2 evicted)\n",
+        "GB/s % floor  speedup",
+        "ln  layer_norm 4x8",
+        "layer_norm.naive",
+        "layer_norm.fast",
+        "layer_norm.warp",
+        "group_norm.naive",
+        "group_norm.other",
+        "passed",
+        "failed",
+        "not_supported",
+        "error",
+        "skipped",
+        "2 of 32 elements differ",
+        "row too long",
+        "SKIPPED: needs 9 GB",
+        "    3.0000",
+        "1.00x"})
     EXPECT_NE(table.find(text), std::string::npos) << "missing \"" << text << "\" in:\n" << table;
   EXPECT_EQ(table.find("RUN ABORTED"), std::string::npos);
   // What the activity trace saw, under the kernel's line.
@@ -550,7 +650,7 @@ TEST(Report, Table) {
   EXPECT_EQ(table.find("6.00x"), std::string::npos);  // the failed kernel shows no time
 
   RunReport untraced = sample_report();
-  untraced.devices = {{*untraced.device, untraced.copy_bandwidth}};
+  untraced.devices = {{*untraced.device, untraced.copy_bandwidth, untraced.latency_floor}};
   untraced.devices[0].info.untraced = "libcupti was not found";
   EXPECT_NE(format_run_table(untraced).find(
                 "GPU 0: no activity trace (libcupti was not found): work off the given stream is "
