@@ -47,7 +47,7 @@ for step in "${steps[@]}"; do
              run_config smoke_group_norm_silu ;;
     bench) run_config kernelbench; run_config kernelbench_extra ;;
     llm) run_config llm ;;
-    diffusion) run_config diffusion; run_config diffusion_silu ;;
+    diffusion) run_config diffusion ;;
     plugin)
       # examples/plugin built against an installed normbench, run next to the built-in kernels.
       ctest --test-dir "$BUILD" -R plugin_package_on_gpu --output-on-failure > "$OUT/plugin.log" 2>&1
@@ -84,7 +84,7 @@ for step in "${steps[@]}"; do
   esac
 done
 
-for f in "$OUT"/{kernelbench,kernelbench_extra,smoke,edge,smoke_formats,edge_formats,smoke_channels,smoke_group_norm_silu,llm,diffusion,diffusion_silu}.txt; do
+for f in "$OUT"/{kernelbench,kernelbench_extra,smoke,edge,smoke_formats,edge_formats,smoke_channels,smoke_group_norm_silu,llm,diffusion}.txt; do
   [ -f "$f" ] && { echo "== $f"; grep -vE '^\s*$' "$f" | grep -E 'failed|error|ABORT|copy|device' | head -20; }
 done
 [ -f "$OUT/kernelbench.txt" ] && cat "$OUT/kernelbench.txt"
