@@ -13,16 +13,16 @@ bool non_classic(const ProblemShape& p) {
   return !p.is_classic();
 }
 
-// Channels-last x of up to 24 MB: the small and mid-sized UNet shapes, where grid_tiles' two
+// Channels-last x of up to 8 MB: the small UNet shapes, where grid_tiles' two
 // grid barriers cost more than the data (kernels/NOTES.md, "The latency regime").
 bool small_channels_last(const ProblemShape& p) {
-  return p.channels_last() && p.num_elements * dtype_bytes(p.dtype) <= (int64_t{24} << 20);
+  return p.channels_last() && p.num_elements * dtype_bytes(p.dtype) <= (int64_t{8} << 20);
 }
 
 std::vector<DispatchRule> rules(const std::string& op) {
   return {{op + ".lookahead", "groups >= 64K elements", long_segments},
           {op + ".split_group", "groups >= 64K elements", long_segments},
-          {op + ".cluster_tiles", "channels-last x up to 24 MB", small_channels_last},
+          {op + ".cluster_tiles", "channels-last x up to 8 MB", small_channels_last},
           {op + ".grid_tiles", "16-bit, channels-last or weight without bias", non_classic},
           {op + ".block_per_group", "", nullptr}};
 }

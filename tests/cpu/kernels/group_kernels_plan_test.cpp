@@ -231,9 +231,9 @@ TEST(GridTilesPlan, DeclinesWithReasons) {
   EXPECT_TRUE(plan_kernel(variant, rows, h100()).unsupported);
 }
 
-// Channels-last x of up to 24 MB that a cluster holds: cluster_tiles (kernels/NOTES.md).
+// Channels-last x of up to 8 MB that a cluster holds: cluster_tiles (kernels/NOTES.md).
 std::string small_channels_last_choice(const ProblemShape& p) {
-  const bool small = p.num_elements * dtype_bytes(p.dtype) <= (int64_t{24} << 20);
+  const bool small = p.num_elements * dtype_bytes(p.dtype) <= (int64_t{8} << 20);
   const bool held = !plan_kernel(*find_kernel("group_norm.cluster_tiles"), p, h100()).unsupported;
   return small && held ? "group_norm.cluster_tiles" : "group_norm.grid_tiles";
 }

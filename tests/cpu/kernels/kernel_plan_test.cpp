@@ -190,7 +190,7 @@ TEST(Dispatch, TheDefaultRunsTheChosenVariantsPlan) {
   EXPECT_TRUE(chosen_plan.launch);
   EXPECT_EQ(find_kernel("group_norm.default")->description,
             "dispatch: lookahead (groups >= 64K elements), split_group (groups >= 64K "
-            "elements), cluster_tiles (channels-last x up to 24 MB), grid_tiles (16-bit, "
+            "elements), cluster_tiles (channels-last x up to 8 MB), grid_tiles (16-bit, "
             "channels-last or weight without bias), "
             "block_per_group");
 }
