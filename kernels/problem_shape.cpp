@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "kernels/tensor_roles.hpp"
+
 namespace normbench {
 
 namespace {
@@ -28,6 +30,12 @@ std::string_view op_name(Op op) {
       return "channel_rms_norm";
     case Op::group_norm_silu:
       return "group_norm_silu";
+    case Op::layer_norm_backward:
+      return "layer_norm_backward";
+    case Op::rms_norm_backward:
+      return "rms_norm_backward";
+    case Op::group_norm_backward:
+      return "group_norm_backward";
   }
   return "unknown";
 }
@@ -58,8 +66,56 @@ std::string_view op_description(Op op) {
     case Op::group_norm_silu:
       return "GroupNorm as group_norm, then SiLU v * sigmoid(v) (the GroupNorm + SiLU of "
              "diffusion UNets)";
+    case Op::layer_norm_backward:
+      return "layer_norm's gradients: dx, dweight, dbias from x, dy, weight and the saved "
+             "mean and rstd";
+    case Op::rms_norm_backward:
+      return "rms_norm's gradients: dx, dweight from x, dy, weight and the saved rstd";
+    case Op::group_norm_backward:
+      return "group_norm's gradients (NCHW or channels-last): dx, dweight, dbias per channel "
+             "from x, dy, weight and the saved mean and rstd";
   }
   return "";
+}
+
+bool is_backward(Op op) {
+  return op == Op::layer_norm_backward || op == Op::rms_norm_backward ||
+         op == Op::group_norm_backward;
+}
+
+bool is_grouped(Op op) {
+  return op == Op::group_norm || op == Op::group_norm_silu || op == Op::group_norm_backward;
+}
+
+Op forward_op(Op op) {
+  switch (op) {
+    case Op::layer_norm_backward:
+      return Op::layer_norm;
+    case Op::rms_norm_backward:
+      return Op::rms_norm;
+    case Op::group_norm_backward:
+      return Op::group_norm;
+    default:
+      return op;
+  }
+}
+
+int64_t ProblemShape::read_bytes() const {
+  int64_t bytes = 0;
+  for (Input input : problem_inputs(*this)) {
+    const TensorKind kind = tensor_kind(input);
+    bytes += dtype_bytes(tensor_dtype(*this, kind)) * tensor_elements(*this, kind);
+  }
+  return bytes;
+}
+
+int64_t ProblemShape::write_bytes() const {
+  int64_t bytes = 0;
+  for (Output output : problem_outputs(*this)) {
+    const TensorKind kind = tensor_kind(output);
+    bytes += dtype_bytes(tensor_dtype(*this, kind)) * tensor_elements(*this, kind);
+  }
+  return bytes;
 }
 
 std::string_view dtype_name(DType dtype) {

@@ -4,8 +4,10 @@
 //
 // Every op normalizes "segments" of x: a LayerNorm/RMSNorm row (the trailing normalized dims),
 // a GroupNorm group (C/G channels times the spatial dims; group_norm_silu's too) or, for
-// channel_rms_norm, the C
-// channels of one (sample, spatial position). In the *logical* order (row-major over `shape`,
+// channel_rms_norm, the C channels of one (sample, spatial position). A backward op
+// (layer_norm_backward, ...) has the geometry of the forward op it differentiates: its
+// segments, weight and formats are that op's, and its inputs and outputs are the gradients
+// (kernels/tensor_roles.hpp). In the *logical* order (row-major over `shape`,
 // NCHW for GroupNorm and channel_rms_norm) a row or group is contiguous; a channels-last
 // GroupNorm stores x as (N, spatial..., C), so there a group is strided in memory, and a
 // channel_rms_norm segment is strided by `spatial` in the logical order and in memory alike.
@@ -29,15 +31,27 @@ enum class Op {
   rms_norm,
   add_rms_norm,
   channel_rms_norm,
-  group_norm_silu
+  group_norm_silu,
+  layer_norm_backward,
+  rms_norm_backward,
+  group_norm_backward
 };
 
-inline constexpr Op kAllOps[] = {Op::layer_norm,     Op::group_norm,   Op::layer_norm_gelu_scale,
-                                 Op::rms_norm,       Op::add_rms_norm, Op::channel_rms_norm,
-                                 Op::group_norm_silu};
+inline constexpr Op kAllOps[] = {
+    Op::layer_norm,         Op::group_norm,          Op::layer_norm_gelu_scale,
+    Op::rms_norm,           Op::add_rms_norm,        Op::channel_rms_norm,
+    Op::group_norm_silu,    Op::layer_norm_backward, Op::rms_norm_backward,
+    Op::group_norm_backward};
 
 std::string_view op_name(Op op);
 std::optional<Op> op_from_name(std::string_view name);
+// The backward ops differentiate a forward op (layer_norm_backward: layer_norm); a forward op's
+// forward_op is itself.
+bool is_backward(Op op);
+Op forward_op(Op op);
+// The GroupNorm ops (group_norm, group_norm_silu, group_norm_backward): groups of channels, NCHW
+// or channels-last, with the same segments and parameters.
+bool is_grouped(Op op);
 // One line for `normbench list`.
 std::string_view op_description(Op op);
 
@@ -68,8 +82,8 @@ struct ProblemShape {
   std::vector<int64_t> normalized_shape;  // row ops: trailing dims normalized together
   int64_t groups = 0;                     // the GroupNorm ops: number of groups
 
-  DType dtype = DType::float32;        // x, residual, y and s
-  DType param_dtype = DType::float32;  // weight and bias: dtype or float32
+  DType dtype = DType::float32;        // x, residual, y and s; dy and dx
+  DType param_dtype = DType::float32;  // weight and bias; dweight and dbias: dtype or float32
   Layout layout = Layout::nchw;        // the GroupNorm ops only
 
   int64_t num_elements = 0;
@@ -80,18 +94,22 @@ struct ProblemShape {
   int64_t param_size = 0;    // elements of weight and of bias
 
   double eps = 1e-5;
-  double scale = 1.0;    // layer_norm_gelu_scale: the output is multiplied by it
-  bool affine = true;    // a weight is given
-  bool has_bias = true;  // a bias is given (only with a weight; never for the RMSNorm ops)
+  double scale = 1.0;  // layer_norm_gelu_scale: the output is multiplied by it
+  // A weight is given (backward ops: and dweight is an output).
+  bool affine = true;
+  // A bias is given (only with a weight; never for the RMSNorm ops). Backward ops: dbias is an
+  // output; the bias itself is not an input, since no gradient depends on it.
+  bool has_bias = true;
 
+  bool is_backward() const { return normbench::is_backward(op); }
+  Op forward_op() const { return normbench::forward_op(op); }
   // LayerNorm and GroupNorm subtract the mean; the RMSNorm ops divide by the root mean square
   // only.
   bool centered() const {
-    return op != Op::rms_norm && op != Op::add_rms_norm && op != Op::channel_rms_norm;
+    return op != Op::rms_norm && op != Op::add_rms_norm && op != Op::channel_rms_norm &&
+           op != Op::rms_norm_backward;
   }
-  // group_norm and group_norm_silu (GroupNorm, then SiLU on its output): groups of channels,
-  // NCHW or channels-last; every kernel and check of one serves the other, up to the output.
-  bool grouped() const { return op == Op::group_norm || op == Op::group_norm_silu; }
+  bool grouped() const { return is_grouped(op); }
   // Weight and bias are per channel (shape[1]) rather than per element of a row.
   bool per_channel_params() const { return grouped() || op == Op::channel_rms_norm; }
   // channel_rms_norm: a segment's elements lie `spatial` apart, not next to each other.
@@ -110,16 +128,11 @@ struct ProblemShape {
   int64_t param_index(int64_t i) const {
     return per_channel_params() ? (i / spatial) % channels : i % segment_size;
   }
-  // Minimum bytes a kernel must move: each input read once, each output written once.
+  // Minimum bytes a kernel must move: each input read once, each output written once
+  // (kernels/tensor_roles.hpp says which tensors a problem reads and writes).
   int64_t min_bytes() const { return read_bytes() + write_bytes(); }
-  int64_t read_bytes() const {
-    const int64_t params = (affine ? 1 : 0) + (has_bias ? 1 : 0);
-    return dtype_bytes(dtype) * num_elements * (has_residual() ? 2 : 1) +
-           dtype_bytes(param_dtype) * param_size * params;
-  }
-  int64_t write_bytes() const {
-    return dtype_bytes(dtype) * num_elements * (has_residual() ? 2 : 1);
-  }
+  int64_t read_bytes() const;
+  int64_t write_bytes() const;
 };
 
 // What a problem needs besides op and geometry; the defaults are the classic float32 problem.

@@ -27,16 +27,29 @@ struct DeviceCaps {
 };
 
 // Device pointers and the stream for one launch. Every pointer is 256-byte aligned (cudaMalloc)
-// and of the problem's types: x, residual, y and sum of problem.dtype, in the problem's layout;
-// weight and bias of problem.param_dtype. workspace has the bytes the variant asked for and
-// holds garbage on entry.
+// and of the problem's types (kernels/tensor_roles.hpp): x, residual, y, sum, dy of
+// problem.dtype, in the problem's layout; weight, bias, grad_weight and grad_bias of
+// problem.param_dtype; mean and rstd float32, one per segment. workspace has the bytes the
+// variant asked for and holds garbage on entry; every output, too.
 struct KernelArgs {
   const void* x = nullptr;
   const void* residual = nullptr;  // add_rms_norm only, else null
   const void* weight = nullptr;    // null when !affine
-  const void* bias = nullptr;      // null when !has_bias
+  const void* bias = nullptr;      // null when !has_bias, and for the backward ops
+  // A forward op's output; a backward op's dx (the gradient of x), of x's shape, dtype and layout.
   void* y = nullptr;
   void* sum = nullptr;  // add_rms_norm: where s = x + residual goes, else null
+  // The backward ops: dy, the gradient of y, of x's shape, dtype and layout; the statistics the
+  // forward saved, float32 per segment (rows, or (N, groups) for GroupNorm): the mean (null for
+  // rms_norm_backward) and rstd = 1 / sqrt(var + eps), each the float64 value rounded once to
+  // float32. A kernel may use them or recompute them from x. Null for the forward ops.
+  const void* dy = nullptr;
+  const void* mean = nullptr;
+  const void* rstd = nullptr;
+  // The backward ops: dweight (when affine) and dbias (when has_bias), param_size elements each;
+  // else null.
+  void* grad_weight = nullptr;
+  void* grad_bias = nullptr;
   void* workspace = nullptr;
   cudaStream_t stream = nullptr;
 };

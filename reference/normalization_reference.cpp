@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "reference/backward_reference.hpp"
 #include "reference/low_precision.hpp"
 #include "reference/parallel_chunks.hpp"
 
@@ -25,15 +26,6 @@ double silu_exact(double v) {
   // v / (1 + e^-v): for v below about -709 e^-v is infinite and the quotient -0, where the
   // exact value (about v e^v) is far below every type's smallest subnormal anyway.
   return v / (1.0 + std::exp(-v));
-}
-
-const char* output_name(Output output) {
-  return output == Output::sum ? "s" : "y";
-}
-
-std::vector<Output> problem_outputs(const ProblemShape& problem) {
-  if (problem.has_residual()) return {Output::y, Output::sum};
-  return {Output::y};
 }
 
 NormalizationReference::NormalizationReference(const ProblemShape& problem,
@@ -108,7 +100,12 @@ NormalizationReference::NormalizationReference(const ProblemShape& problem,
       },
       threads);
   combine(rstd_, [&](double sum) { return 1.0 / std::sqrt(sum / n + problem.eps); });
+  if (problem.is_backward())
+    backward_ = std::make_unique<BackwardReference>(problem, inputs.x, inputs.dy, inputs.weight,
+                                                    mean_.data(), rstd_.data(), threads);
 }
+
+NormalizationReference::~NormalizationReference() = default;
 
 void NormalizationReference::compute_channel_statistics(const float* input, int threads) {
   // Positions of one sample in blocks of up to kPieceElements; each block adds its channels'
@@ -154,7 +151,43 @@ int64_t NormalizationReference::pieces_per_chunk() const {
   return std::max<int64_t>(1, kPieceElements / max_piece_elements());
 }
 
+// The parameter outputs are cut into runs of kPieceElements of their own.
+int64_t NormalizationReference::num_pieces(Output output) const {
+  if (tensor_kind(output) != TensorKind::params) return num_pieces();
+  return ceil_div(problem_.param_size, kPieceElements);
+}
+
+int64_t NormalizationReference::piece_begin(Output output, int64_t piece) const {
+  if (tensor_kind(output) != TensorKind::params) return piece_begin(piece);
+  return piece * kPieceElements;
+}
+
+int64_t NormalizationReference::piece_end(Output output, int64_t piece) const {
+  if (tensor_kind(output) != TensorKind::params) return piece_end(piece);
+  return std::min(problem_.param_size, (piece + 1) * kPieceElements);
+}
+
+int64_t NormalizationReference::max_piece_elements(Output output) const {
+  if (tensor_kind(output) != TensorKind::params) return max_piece_elements();
+  return std::min(kPieceElements, problem_.param_size);
+}
+
+int64_t NormalizationReference::pieces_per_chunk(Output output) const {
+  if (tensor_kind(output) != TensorKind::params) return pieces_per_chunk();
+  return 1;  // at most 2^16 parameters a piece, copied from sums computed beforehand
+}
+
+void NormalizationReference::term_magnitudes(Output output, int64_t begin, int64_t n,
+                                             double* out) const {
+  if (output == Output::grad_weight) return backward_->grad_weight_magnitudes(begin, n, out);
+  if (output == Output::grad_bias) return backward_->grad_bias_magnitudes(begin, n, out);
+  std::fill_n(out, n, 0.0);
+}
+
 void NormalizationReference::expected(Output output, int64_t begin, int64_t n, double* out) const {
+  if (output == Output::dx) return backward_->dx(begin, n, out);
+  if (output == Output::grad_weight) return backward_->grad_weight(begin, n, out);
+  if (output == Output::grad_bias) return backward_->grad_bias(begin, n, out);
   Eigen::Map<Eigen::ArrayXd> y(out, static_cast<Eigen::Index>(n));
   if (output == Output::sum) {
     y = piece_of(inputs_.x, begin, begin + n).cast<double>() +

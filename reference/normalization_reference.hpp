@@ -8,7 +8,8 @@
 // reference is the exact x + residual, and y = rms_norm(s) of s as the kernel's dtype holds it:
 // the float32 sum rounded once to the dtype, as PyTorch computes `x + residual`.
 // channel_rms_norm is RMSNorm over dim 1: rstd per (sample, spatial position) over its C
-// channels, which lie `spatial` apart.
+// channels, which lie `spatial` apart. The backward ops' gradients (dx, dweight, dbias) are
+// reference/backward_reference.hpp's, from the same exact statistics of x.
 //
 // It keeps only per-segment statistics (16 bytes a segment) and computes expected outputs on
 // demand, piece by piece: problem B's input is 7.5 GB, and a double copy of it would be 15 GB.
@@ -16,23 +17,24 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "kernels/problem_shape.hpp"
+#include "kernels/tensor_roles.hpp"
 
 namespace normbench {
 
-// The outputs an op writes: y always, s = x + residual for add_rms_norm.
-enum class Output { y, sum };
-const char* output_name(Output output);  // "y", "s"
-std::vector<Output> problem_outputs(const ProblemShape& problem);
+class BackwardReference;
 
-// The inputs in the logical order; null where the problem has none.
+// The inputs in the logical order; null where the problem has none. (The statistics a backward
+// op is given are not here: the reference uses the exact ones.)
 struct ReferenceInputs {
   const float* x = nullptr;
   const float* residual = nullptr;
   const float* weight = nullptr;
   const float* bias = nullptr;
+  const float* dy = nullptr;
 };
 
 class NormalizationReference {
@@ -46,16 +48,23 @@ class NormalizationReference {
   NormalizationReference(const ProblemShape& problem, const float* x, const float* weight,
                          const float* bias, int threads)
       : NormalizationReference(problem, ReferenceInputs{x, nullptr, weight, bias}, threads) {}
+  ~NormalizationReference();
 
   const ProblemShape& problem() const { return problem_; }
   double mean(int64_t segment) const { return mean_[static_cast<size_t>(segment)]; }
   double rstd(int64_t segment) const { return rstd_[static_cast<size_t>(segment)]; }
 
   // Expected values of `output` at elements [begin, begin + n), which must lie inside one
-  // piece's run (a segment; for channel_rms_norm one (sample, channel) plane of `spatial`
-  // elements, which crosses many segments).
+  // piece of that output (for the data outputs a segment, or for channel_rms_norm one
+  // (sample, channel) plane of `spatial` elements, which crosses many segments).
   void expected(Output output, int64_t begin, int64_t n, double* out) const;
-  void expected(int64_t begin, int64_t n, double* out) const { expected(Output::y, begin, n, out); }
+  void expected(int64_t begin, int64_t n, double* out) const {
+    expected(problem_outputs(problem_).front(), begin, n, out);
+  }
+  // For the parameter outputs (dweight, dbias), which are sums: the sum of the magnitudes of
+  // each element's terms (sum over rows of |dy * xhat|, of |dy|), which their tolerance scales
+  // with (app/check/sum_tolerance.hpp). Zeros for the other outputs.
+  void term_magnitudes(Output output, int64_t begin, int64_t n, double* out) const;
 
   // The work items the reference and the verifier walk: piece p covers elements
   // [piece_begin(p), piece_end(p)) of one run of elements contiguous in the logical order: a
@@ -68,6 +77,13 @@ class NormalizationReference {
   int64_t max_piece_elements() const { return std::min(kPieceElements, run_); }
   // How many pieces a parallel chunk should hold so that each chunk has real work.
   int64_t pieces_per_chunk() const;
+  // The pieces of any output: the above for data outputs; for parameter outputs, runs of up to
+  // kPieceElements of its param_size elements.
+  int64_t num_pieces(Output output) const;
+  int64_t piece_begin(Output output, int64_t piece) const;
+  int64_t piece_end(Output output, int64_t piece) const;
+  int64_t pieces_per_chunk(Output output) const;
+  int64_t max_piece_elements(Output output) const;
 
  private:
   ProblemShape problem_;
@@ -79,6 +95,7 @@ class NormalizationReference {
   int64_t pieces_per_run_;
   std::vector<double> mean_;
   std::vector<double> rstd_;
+  std::unique_ptr<BackwardReference> backward_;  // the backward ops' gradients
 
   // channel_rms_norm's statistics: the sum of squares over the channels of each position.
   void compute_channel_statistics(const float* input, int threads);

@@ -44,7 +44,7 @@ for step in "${steps[@]}"; do
     smoke) run_config smoke ;;
     edge) run_config edge ;;
     formats) run_config smoke_formats; run_config edge_formats; run_config smoke_channels
-             run_config smoke_group_norm_silu ;;
+             run_config smoke_group_norm_silu; run_config smoke_backward ;;
     bench) run_config kernelbench; run_config kernelbench_extra ;;
     llm) run_config llm ;;
     diffusion) run_config diffusion ;;
@@ -73,7 +73,7 @@ for step in "${steps[@]}"; do
                    "synccheck --kernel-name kns=lookahead_groups_kernel"; do
         read -r tool filter <<< "$check"
         # shellcheck disable=SC2086  # $filter is empty or two words
-        for config in smoke smoke_formats smoke_channels smoke_group_norm_silu; do
+        for config in smoke smoke_formats smoke_channels smoke_group_norm_silu smoke_backward; do
           compute-sanitizer --tool "$tool" $filter --error-exitcode 99 "$BUILD/normbench" run \
             --config "configs/$config.json" --no-timing --trials 1 \
             --out "$OUT/sanitize-$tool-$config.json" > "$OUT/sanitize-$tool-$config.log" 2>&1
@@ -84,7 +84,7 @@ for step in "${steps[@]}"; do
   esac
 done
 
-for f in "$OUT"/{kernelbench,kernelbench_extra,smoke,edge,smoke_formats,edge_formats,smoke_channels,smoke_group_norm_silu,llm,diffusion}.txt; do
+for f in "$OUT"/{kernelbench,kernelbench_extra,smoke,edge,smoke_formats,edge_formats,smoke_channels,smoke_group_norm_silu,smoke_backward,llm,diffusion}.txt; do
   [ -f "$f" ] && { echo "== $f"; grep -vE '^\s*$' "$f" | grep -E 'failed|error|ABORT|copy|device' | head -20; }
 done
 [ -f "$OUT/kernelbench.txt" ] && cat "$OUT/kernelbench.txt"

@@ -17,11 +17,12 @@ double ulp_at(double ref, DType dtype) {
   return std::ldexp(1.0, exponent - mantissa);
 }
 
-void AccuracyTally::add(float value, double ref) {
+void AccuracyTally::add(float value, double ref, double allowance) {
   const double v = static_cast<double>(value);
   if (!std::isfinite(v) || !std::isfinite(ref)) return;
   const double err = std::fabs(v - ref);
-  const double allowed = tolerance_.atol + tolerance_.rtol * std::fabs(ref);
+  max_abs_error_ = std::max(max_abs_error_, err);
+  const double allowed = tolerance_.atol + tolerance_.rtol * std::fabs(ref) + allowance;
   if (allowed > 0.0) tolerance_use_ = std::max(tolerance_use_, err / allowed);
   if (dtype_ == DType::float32) return;
   const double ulps = err / ulp_at(ref, dtype_);
@@ -34,6 +35,7 @@ void AccuracyTally::add(float value, double ref) {
 
 void AccuracyTally::merge(const AccuracyTally& other) {
   tolerance_use_ = std::max(tolerance_use_, other.tolerance_use_);
+  max_abs_error_ = std::max(max_abs_error_, other.max_abs_error_);
   max_ulp_ = std::max(max_ulp_, other.max_ulp_);
   counted_ += other.counted_;
   exactly_rounded_ += other.exactly_rounded_;
@@ -43,6 +45,7 @@ void AccuracyTally::merge(const AccuracyTally& other) {
 OutputAccuracy AccuracyTally::result() const {
   OutputAccuracy a;
   a.tolerance_use = tolerance_use_;
+  a.max_abs_error = max_abs_error_;
   if (dtype_ == DType::float32 || counted_ == 0) return a;
   UlpErrors u;
   u.max = max_ulp_;

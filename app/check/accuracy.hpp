@@ -24,7 +24,8 @@ struct UlpErrors {
 };
 
 struct OutputAccuracy {
-  double tolerance_use = 0.0;    // worst |y - ref| / (atol + rtol |ref|), finite elements
+  double tolerance_use = 0.0;    // worst |y - ref| / (atol + rtol |ref| + allowance), finite
+  double max_abs_error = 0.0;    // worst |y - ref|, finite elements
   std::optional<UlpErrors> ulp;  // bfloat16 and float16 outputs
 };
 
@@ -32,7 +33,8 @@ struct OutputAccuracy {
 class AccuracyTally {
  public:
   AccuracyTally(DType dtype, const Tolerance& tolerance) : dtype_(dtype), tolerance_(tolerance) {}
-  void add(float value, double ref);
+  // `allowance`: what a sum output may err beyond atol + rtol |ref| (app/check/sum_tolerance.hpp).
+  void add(float value, double ref, double allowance = 0.0);
   void merge(const AccuracyTally& other);
   OutputAccuracy result() const;
 
@@ -42,6 +44,7 @@ class AccuracyTally {
   DType dtype_;
   Tolerance tolerance_;
   double tolerance_use_ = 0.0;
+  double max_abs_error_ = 0.0;
   double max_ulp_ = 0.0;
   int64_t counted_ = 0;
   int64_t exactly_rounded_ = 0;

@@ -9,7 +9,7 @@ std::string bytes_text(uint64_t n) {
   return fmt::format("{} byte{}", n, n == 1 ? "" : "s");
 }
 
-std::optional<std::string> damage_text(const GuardDamage& d, const char* what) {
+std::optional<std::string> damage_text(const GuardDamage& d, const std::string& what) {
   if (!d.any()) return std::nullopt;
   std::string where;
   if (d.before_bytes > 0)
@@ -22,10 +22,11 @@ std::optional<std::string> damage_text(const GuardDamage& d, const char* what) {
 }
 }  // namespace
 
-std::optional<std::string> guard_failure(const GuardDamage& output, const GuardDamage& workspace,
-                                         const GuardDamage& sum) {
-  if (auto text = damage_text(output, "output")) return text;
-  if (auto text = damage_text(sum, "output s")) return text;
+std::optional<std::string> guard_failure(const std::vector<OutputGuard>& outputs,
+                                         const GuardDamage& workspace) {
+  for (const OutputGuard& g : outputs)
+    if (auto text = damage_text(g.damage, g.output == "y" ? "output" : "output " + g.output))
+      return text;
   return damage_text(workspace, "workspace");
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace normbench {
 
@@ -18,10 +19,17 @@ struct GuardDamage {
   bool any() const { return before_bytes + after_bytes > 0; }
 };
 
-// "wrote outside its output: 4 bytes after it (up to 4 bytes past the end)"; `sum` is the
-// guard of add_rms_norm's second output s ("wrote outside its output s: ...").
-std::optional<std::string> guard_failure(const GuardDamage& output, const GuardDamage& workspace,
-                                         const GuardDamage& sum = {});
+// The guards of one output, named as kernels/tensor_roles.hpp names it ("y", "s", "dx", ...).
+struct OutputGuard {
+  std::string output;
+  GuardDamage damage;
+};
+
+// "wrote outside its output: 4 bytes after it (up to 4 bytes past the end)" for y; another
+// output is named ("wrote outside its output s: ..."), the outputs checked in order, then the
+// workspace.
+std::optional<std::string> guard_failure(const std::vector<OutputGuard>& outputs,
+                                         const GuardDamage& workspace);
 
 // After the stream the kernel was given has finished, the device may stay busy for the time a
 // cudaDeviceSynchronize call takes (a few microseconds). Longer means the kernel left work on

@@ -1,8 +1,11 @@
 // Element-wise verification of a kernel's outputs against the reference:
-// |y - ref| <= atol + rtol * |ref|, with NaN or Inf in y passing only where ref has the same.
-// Outputs are read as floats in the logical order (app/inputs/tensor_encoding.hpp decodes them).
+// |y - ref| <= atol + rtol * |ref|, with NaN or Inf in y passing only where ref has the same;
+// the outputs that are sums over the data (dweight, dbias) get an allowance for their
+// accumulation besides (app/check/sum_tolerance.hpp). Outputs are read as floats in the logical
+// order (app/inputs/tensor_encoding.hpp decodes them).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,7 +22,7 @@ struct Mismatch {
   std::vector<int64_t> coords;
   float value = 0.0f;
   double expected = 0.0;
-  std::string tensor = "y";  // the output it is in: "y", or "s" (add_rms_norm)
+  std::string tensor = "y";  // the output it is in (output_name): "y", "s", "dx", "dweight"...
 };
 
 // What one output's check found, for the failure message.
@@ -29,6 +32,8 @@ struct TensorCheck {
   int64_t violations = 0;
   int64_t nonfinite = 0;
   OutputAccuracy accuracy;  // in units of the tolerance and, for 16-bit outputs, of ULPs
+  Tolerance tolerance;      // its rtol and atol
+  int64_t sum_terms = 0;    // a sum output's terms per element (its allowance); 0 for others
 };
 
 struct VerificationResult {
@@ -44,17 +49,25 @@ struct VerificationResult {
   std::vector<TensorCheck> tensors;        // one per output checked, in order
 };
 
-// Every output of a launch, as floats in the logical order; sum is null unless add_rms_norm.
+// Every output of a launch, as floats in the logical order; null for those the problem lacks.
 struct OutputValues {
-  const float* y = nullptr;
-  const float* sum = nullptr;
+  std::array<const float*, kOutputCount> values{};
+  const float*& operator[](Output output) { return values[static_cast<size_t>(output)]; }
+  const float* operator[](Output output) const { return values[static_cast<size_t>(output)]; }
+  // A forward op's y alone.
+  static OutputValues of_y(const float* y) {
+    OutputValues v;
+    v[Output::y] = y;
+    return v;
+  }
 };
 
-bool within_tolerance(float y, double ref, const Tolerance& tolerance);
+// `allowance`: what a sum output may err beyond atol + rtol |ref| (0 for the others).
+bool within_tolerance(float y, double ref, const Tolerance& tolerance, double allowance = 0.0);
 
 std::vector<int64_t> unravel_index(int64_t index, const std::vector<int64_t>& shape);
 
-// One output against its reference.
+// One output against its reference (`tolerance`: that output's rtol and atol).
 VerificationResult verify_output(const NormalizationReference& reference, Output output,
                                  const float* values, const Tolerance& tolerance, int threads,
                                  size_t max_mismatches = 8);
@@ -68,12 +81,13 @@ inline VerificationResult verify_output(const NormalizationReference& reference,
 // up to max_mismatches mismatches of each output are kept, and it passes only if every output
 // passed.
 VerificationResult verify_outputs(const NormalizationReference& reference,
-                                  const OutputValues& outputs, const Tolerance& tolerance,
+                                  const OutputValues& outputs, const OutputTolerances& tolerances,
                                   int threads, size_t max_mismatches = 8);
 
 // "3 of 32 elements outside |y - ref| <= 1e-05 + 1e-05 * |ref|"; when the problem has more than
 // one output, each output with violations named, in output order ("y: ...; s: 3 of 32 elements
-// outside |s - ref| <= ...").
-std::string violation_text(const VerificationResult& result, const Tolerance& tolerance);
+// outside |s - ref| <= ..."), a sum output with its allowance ("... + 8 sqrt(M) u32 S, M =
+// 4096").
+std::string violation_text(const VerificationResult& result);
 
 }  // namespace normbench

@@ -42,10 +42,8 @@ struct PlanOptions {
 // Everything a tool needs to make and check the problem's tensors as normbench does: the
 // element types and layout, which inputs and outputs exist (in the order KernelArgs has them).
 json geometry_json(const ProblemShape& s) {
-  json inputs = {"x"};
-  if (s.has_residual()) inputs.push_back("residual");
-  if (s.affine) inputs.push_back("weight");
-  if (s.has_bias) inputs.push_back("bias");
+  json inputs = json::array();
+  for (Input input : problem_inputs(s)) inputs.push_back(input_name(input));
   json outputs = json::array();
   for (Output output : problem_outputs(s)) outputs.push_back(output_name(output));
   return {{"num_elements", s.num_elements},

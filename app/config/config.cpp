@@ -15,6 +15,7 @@
 #include "app/util/json_parse.hpp"
 #include "app/util/shown_text.hpp"
 #include "app/util/text_file.hpp"
+#include "kernels/tensor_roles.hpp"
 #include "reference/low_precision.hpp"
 
 namespace normbench {
@@ -39,7 +40,8 @@ struct Settings {
                                                 {"residual", Distribution::normal()},
                                                 {"weight", Distribution::normal()},
                                                 {"bias", Distribution::normal()}};
-  std::map<std::string, std::string> input_paths;  // where each was set; absent: the default
+  // Where each was set; absent: the default (dy's default is x's distribution).
+  std::map<std::string, std::string> input_paths;
   uint64_t seed = 42;
   int trials = 3;
   TimingSettings timing;
@@ -88,7 +90,7 @@ void apply_settings(const CheckedJson& node, Settings& s) {
   if (node.has("tolerance")) apply_tolerance(node.at("tolerance"), s);
   if (node.has("inputs")) {
     const auto inputs = node.at("inputs");
-    inputs.expect_object({"x", "residual", "weight", "bias"});
+    inputs.expect_object({"x", "residual", "weight", "bias", "dy"});
     for (const auto& item : inputs.node().items()) {
       s.inputs[item.key()] = parse_distribution(inputs.at(item.key()));
       s.input_paths[item.key()] = inputs.at(item.key()).path();
@@ -157,7 +159,7 @@ ProblemShape parse_shape(const CheckedJson& node, Op op, const Settings& s) {
     if (shape.size() < 2)
       node.at("shape").fail("channel_rms_norm needs shape (N, C, spatial...); got " +
                             format_dims(shape) + "; allowed: 2 or more dims");
-  } else if (op == Op::group_norm || op == Op::group_norm_silu) {
+  } else if (is_grouped(op)) {
     if (shape.size() < 2)
       node.at("shape").fail(std::string(op_name(op)) + " needs shape (N, C, spatial...); got " +
                             format_dims(shape) + "; allowed: 2 or more dims");
@@ -285,11 +287,13 @@ ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
   const Op op = parse_op(op_node);
   switch (op) {
     case Op::group_norm:
-    case Op::group_norm_silu:  // group_norm's fields: only the output differs
+    case Op::group_norm_silu:      // group_norm's fields: only the output differs
+    case Op::group_norm_backward:  // and its gradients
       node.expect_object(
           {"id", "description", "op", "shape", "groups", "layout", "bias", NORMBENCH_SETTING_KEYS});
       break;
     case Op::layer_norm:
+    case Op::layer_norm_backward:
       node.expect_object(
           {"id", "description", "op", "shape", "normalized_shape", "bias", NORMBENCH_SETTING_KEYS});
       break;
@@ -299,6 +303,7 @@ ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
       break;
     case Op::rms_norm:
     case Op::add_rms_norm:  // no bias: torch.nn.functional.rms_norm has none
+    case Op::rms_norm_backward:
       node.expect_object(
           {"id", "description", "op", "shape", "normalized_shape", NORMBENCH_SETTING_KEYS});
       break;
@@ -317,10 +322,15 @@ ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
   p.shape = parse_shape(node, op, s);
   const Tolerance dtype_default = default_tolerance(p.shape.dtype);
   p.tolerance = {s.rtol.value_or(dtype_default.rtol), s.atol.value_or(dtype_default.atol)};
-  p.inputs = {{"x", s.inputs.at("x")}};
-  if (p.shape.has_residual()) p.inputs["residual"] = s.inputs.at("residual");
-  if (p.shape.affine) p.inputs["weight"] = s.inputs.at("weight");
-  if (p.shape.has_bias) p.inputs["bias"] = s.inputs.at("bias");
+  const Tolerance param_default = default_tolerance(p.shape.param_dtype);
+  p.param_tolerance = {s.rtol.value_or(param_default.rtol), s.atol.value_or(param_default.atol)};
+  for (Input input : problem_inputs(p.shape)) {
+    if (tensor_kind(input) == TensorKind::statistics) continue;  // computed from x
+    const std::string name = input_name(input);
+    // dy is drawn like x unless the config says otherwise.
+    const bool like_x = input == Input::dy && s.input_paths.count(name) == 0;
+    p.inputs[name] = s.inputs.at(like_x ? "x" : name);
+  }
   check_values_fit_types(node, p, s);
   p.seed = s.seed;
   p.trials = s.trials;
@@ -334,6 +344,10 @@ ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
     p.resolved["normalized_shape"] = p.shape.normalized_shape;
   if (op == Op::layer_norm_gelu_scale) p.resolved["scale"] = p.shape.scale;
   p.resolved.update(settings_json(p));
+  // Backward ops have outputs of param_dtype (dweight, dbias), with a tolerance of their own.
+  if (p.shape.is_backward() && p.shape.affine)
+    p.resolved["param_tolerance"] = {{"rtol", p.param_tolerance.rtol},
+                                     {"atol", p.param_tolerance.atol}};
   return p;
 }
 

@@ -31,6 +31,19 @@ struct Tolerance {
 // statistics in bfloat16 still misses it by far (tests/adversarial).
 Tolerance default_tolerance(DType dtype);
 
+// A problem's tolerance per output: `data` for the outputs of x's dtype (y, s, dx), `params`
+// for those of param_dtype (dweight, dbias), which are sums and get an allowance for their
+// float32 accumulation besides (app/check/sum_tolerance.hpp). Each is its dtype's default
+// unless the config sets rtol or atol, which then hold for every output.
+struct OutputTolerances {
+  Tolerance data;
+  Tolerance params;
+  // Implicit: where one tolerance is given, it holds for every output.
+  OutputTolerances(const Tolerance& both) : data(both), params(both) {}
+  OutputTolerances(const Tolerance& data_outputs, const Tolerance& param_outputs)
+      : data(data_outputs), params(param_outputs) {}
+};
+
 struct TimingSettings {
   int warmup = 5;            // launches before the first sample
   int min_samples = 10;      // never fewer samples than this
@@ -45,14 +58,18 @@ struct TimingSettings {
 struct ProblemConfig {
   std::string id;
   std::string description;
-  ProblemShape shape;  // with dtype, param_dtype and layout
-  Tolerance tolerance;
-  // "x"; "residual" (add_rms_norm); "weight" (affine); "bias" (has_bias)
+  ProblemShape shape;         // with dtype, param_dtype and layout
+  Tolerance tolerance;        // of the outputs of dtype
+  Tolerance param_tolerance;  // of the outputs of param_dtype (dweight, dbias)
+  // "x"; "residual" (add_rms_norm); "weight" (affine); "bias" (has_bias, forward ops); "dy"
+  // (backward ops)
   std::map<std::string, Distribution> inputs;
   uint64_t seed = 42;
   int trials = 3;
   TimingSettings timing;
   nlohmann::json resolved;  // this problem with every default filled in, for the report
+
+  OutputTolerances tolerances() const { return {tolerance, param_tolerance}; }
 };
 
 struct RunConfig {

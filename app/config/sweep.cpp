@@ -26,7 +26,8 @@ Axis parse_axis(const CheckedJson& sweep, const std::string& key, const nlohmann
   a.key = key;
   std::smatch m;
   const std::string op = problem.value("op", "");
-  const bool is_group_norm = op == "group_norm" || op == "group_norm_silu";
+  const auto known = op_from_name(op);  // an unknown op is the problem parser's to name
+  const bool is_group_norm = known && is_grouped(*known);
   if (key == "rows") {
     a.tag = "rows";
     a.dim = 0;

@@ -5,6 +5,7 @@
 
 #include "app/inputs/tensor_encoding.hpp"
 #include "app/util/hashing.hpp"
+#include "reference/normalization_reference.hpp"
 #include "reference/parallel_chunks.hpp"
 
 namespace normbench {
@@ -24,10 +25,48 @@ inline float unit_float(uint64_t bits) {
 }
 }  // namespace
 
-std::vector<int64_t> param_shape(const ProblemShape& problem) {
-  if (problem.per_channel_params()) return {problem.channels};
-  return problem.normalized_shape;
+template <class Inputs>
+auto& ProblemInputs::of(Inputs& in, Input input) {
+  switch (input) {
+    case Input::x:
+      return in.x;
+    case Input::residual:
+      return in.residual;
+    case Input::weight:
+      return in.weight;
+    case Input::bias:
+      return in.bias;
+    case Input::dy:
+      return in.dy;
+    case Input::mean:
+      return in.mean;
+    case Input::rstd:
+      break;
+  }
+  return in.rstd;
 }
+
+HostTensor& ProblemInputs::operator[](Input input) {
+  return of(*this, input);
+}
+
+const HostTensor& ProblemInputs::operator[](Input input) const {
+  return of(*this, input);
+}
+
+namespace {
+// The statistics a backward op's forward saved: those of x, exact (the reference's), rounded
+// once to float32.
+void fill_saved_statistics(const ProblemShape& p, ProblemInputs& in, int threads) {
+  ProblemShape forward = p;
+  forward.op = p.forward_op();  // its reference computes the statistics and nothing else
+  const NormalizationReference statistics(forward, ReferenceInputs{in.x.begin()}, threads);
+  for (int64_t s = 0; s < p.num_segments; ++s) {
+    if (p.centered()) in.mean.begin()[s] = static_cast<float>(statistics.mean(s));
+    in.rstd.begin()[s] = static_cast<float>(statistics.rstd(s));
+  }
+}
+}  // namespace
 
 uint64_t tensor_stream_key(uint64_t seed, const std::string& tensor_name) {
   return mix64(mix64(seed) ^ fnv1a64(tensor_name.data(), tensor_name.size()));
@@ -86,16 +125,20 @@ void generate_tensor(const Distribution& dist, uint64_t key, HostTensor& tensor,
 
 void fill_inputs(const ProblemConfig& problem, uint64_t seed, ProblemInputs& in, int threads) {
   const ProblemShape& p = problem.shape;
-  auto fill = [&](const char* name, HostTensor& tensor, const std::vector<int64_t>& shape,
-                  DType dtype) {
-    if (tensor.shape != shape) tensor = HostTensor(shape);
+  bool statistics = false;
+  for (Input input : problem_inputs(p)) {
+    const TensorKind kind = tensor_kind(input);
+    HostTensor& tensor = in[input];
+    if (const auto shape = tensor_shape(p, kind); tensor.shape != shape) tensor = HostTensor(shape);
+    if (kind == TensorKind::statistics) {
+      statistics = true;
+      continue;
+    }
+    const char* name = input_name(input);
     generate_tensor(problem.inputs.at(name), tensor_stream_key(seed, name), tensor, threads);
-    round_tensor(tensor, dtype, threads);
-  };
-  fill("x", in.x, p.shape, p.dtype);
-  if (p.has_residual()) fill("residual", in.residual, p.shape, p.dtype);
-  if (p.affine) fill("weight", in.weight, param_shape(p), p.param_dtype);
-  if (p.has_bias) fill("bias", in.bias, param_shape(p), p.param_dtype);
+    round_tensor(tensor, tensor_dtype(p, kind), threads);
+  }
+  if (statistics) fill_saved_statistics(p, in, threads);
 }
 
 ProblemInputs make_inputs(const ProblemConfig& problem, uint64_t seed, int threads) {

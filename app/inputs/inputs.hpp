@@ -2,7 +2,8 @@
 // a SplitMix64 counter-based generator, so the values are the same for any thread count and
 // any chunking, and can be regenerated elsewhere. i is the logical index (row-major over the shape,
 // NCHW for GroupNorm whatever the layout), and a bfloat16/float16 tensor holds the float value
-// rounded to its type (ties to even, as torch's .to()).
+// rounded to its type (ties to even, as torch's .to()). A backward op's mean and rstd are no
+// draw: they are the statistics of x, computed in float64 and rounded once to float32.
 #pragma once
 
 #include <cstdint>
@@ -12,19 +13,27 @@
 
 #include "app/config/config.hpp"
 #include "app/inputs/host_tensor.hpp"
+#include "kernels/tensor_roles.hpp"
 
 namespace normbench {
 
-// Floats in the logical order; empty where the problem has none.
+// Floats in the logical order; empty where the problem has none (kernels/tensor_roles.hpp).
 struct ProblemInputs {
   HostTensor x;
   HostTensor residual;  // add_rms_norm
   HostTensor weight;    // affine
-  HostTensor bias;      // has_bias
-};
+  HostTensor bias;      // has_bias, forward ops
+  HostTensor dy;        // backward ops
+  HostTensor mean;      // layer_norm_backward, group_norm_backward
+  HostTensor rstd;      // backward ops
 
-// The shape of weight and of bias: per channel (GroupNorm) or normalized_shape (LayerNorm).
-std::vector<int64_t> param_shape(const ProblemShape& problem);
+  HostTensor& operator[](Input input);
+  const HostTensor& operator[](Input input) const;
+
+ private:
+  template <class Inputs>
+  static auto& of(Inputs& inputs, Input input);  // the member for `input`, const or not
+};
 
 // The 64-bit stream key of one tensor for one trial's seed.
 uint64_t tensor_stream_key(uint64_t seed, const std::string& tensor_name);

@@ -20,7 +20,10 @@ namespace normbench {
 namespace {
 
 // The ABI's numbers are normbench's enums' values.
-static_assert(NB_OP_GROUP_NORM_SILU == static_cast<int>(Op::group_norm_silu) &&
+static_assert(NB_OP_GROUP_NORM_BACKWARD == static_cast<int>(Op::group_norm_backward) &&
+              NB_OP_RMS_NORM_BACKWARD == static_cast<int>(Op::rms_norm_backward) &&
+              NB_OP_LAYER_NORM_BACKWARD == static_cast<int>(Op::layer_norm_backward) &&
+              NB_OP_GROUP_NORM_SILU == static_cast<int>(Op::group_norm_silu) &&
               NB_OP_CHANNEL_RMS_NORM == static_cast<int>(Op::channel_rms_norm) &&
               NB_OP_ADD_RMS_NORM == static_cast<int>(Op::add_rms_norm) &&
               NB_OP_RMS_NORM == static_cast<int>(Op::rms_norm) &&
@@ -34,6 +37,13 @@ static_assert(NB_LAYOUT_NHWC == static_cast<int>(Layout::nhwc));
 // message and not in minutes of registering.
 constexpr size_t kMaxKernelsPerPlugin = 10000;
 
+// The oldest ABI this normbench loads, and the last op each version knew: a plugin built for
+// version 1 does not know nb_args's backward fields, so it may not register the backward ops.
+constexpr uint32_t kOldestPluginAbi = 1;
+int last_op_of_abi(uint32_t abi) {
+  return abi == 1 ? NB_OP_GROUP_NORM_SILU : NB_OP_GROUP_NORM_BACKWARD;
+}
+
 // A plugin's kernel as normbench keeps it: the strings copied, the callbacks as given.
 struct PluginKernel {
   Op op = Op::layer_norm;
@@ -45,6 +55,7 @@ struct PluginKernel {
 };
 
 struct Collected {
+  uint32_t abi = NORMBENCH_PLUGIN_ABI_VERSION;  // the version the plugin was built for
   std::vector<PluginKernel> kernels;
   std::string error;  // the first kernel the registrar refused, and why
 };
@@ -59,11 +70,20 @@ int add_kernel(void* context, const nb_kernel* k) {
   if (collected.kernels.size() >= kMaxKernelsPerPlugin)
     return refuse("it registers more than " + std::to_string(kMaxKernelsPerPlugin) +
                   " kernels; allowed: at most " + std::to_string(kMaxKernelsPerPlugin));
-  if (k->op < NB_OP_LAYER_NORM || k->op > NB_OP_GROUP_NORM_SILU) {
+  const int last = last_op_of_abi(collected.abi);
+  if (k->op < NB_OP_LAYER_NORM || k->op > last) {
     std::string allowed;
     for (Op op : kAllOps)
-      allowed += (allowed.empty() ? "" : ", ") + std::to_string(static_cast<int>(op)) + " (" +
-                 std::string(op_name(op)) + ")";
+      if (static_cast<int>(op) <= last)
+        allowed += (allowed.empty() ? "" : ", ") + std::to_string(static_cast<int>(op)) + " (" +
+                   std::string(op_name(op)) + ")";
+    if (k->op > last && k->op <= last_op_of_abi(NORMBENCH_PLUGIN_ABI_VERSION))
+      return refuse(
+          "kernel op " + std::to_string(k->op) + " (" +
+          std::string(op_name(static_cast<Op>(k->op))) + ") needs plugin ABI version " +
+          std::to_string(NORMBENCH_PLUGIN_ABI_VERSION) + ", and the plugin was built for version " +
+          std::to_string(collected.abi) +
+          " (rebuild it against this normbench's normbench/plugin.h); allowed: " + allowed);
     return refuse("kernel op " + std::to_string(k->op) + " is unknown; allowed: " + allowed);
   }
   if (!k->id || !*k->id) return refuse("a kernel has no id");
@@ -135,7 +155,9 @@ KernelVariant variant_of(const PluginKernel& k, const std::string& origin) {
     KernelPlan plan;
     plan.workspace_bytes = k.workspace_bytes ? k.workspace_bytes(&problem, &device) : 0;
     plan.launch = [k, shape, problem, device](const KernelArgs& a) {
-      const nb_args args{a.x, a.residual, a.weight, a.bias, a.y, a.sum, a.workspace, a.stream};
+      const nb_args args{a.x,    a.residual,    a.weight,   a.bias, a.y,
+                         a.sum,  a.workspace,   a.stream,   a.dy,   a.mean,
+                         a.rstd, a.grad_weight, a.grad_bias};
       return static_cast<cudaError_t>(k.launch(&problem, &device, &args));
     };
     return plan;
@@ -181,12 +203,13 @@ LoadedPlugin load_plugin(const std::string& path, std::unordered_set<std::string
                      ": not a normbench plugin: it does not export normbench_plugin_abi_version "
                      "and normbench_plugin_register (see normbench/plugin.h)");
   const uint32_t abi = version();
-  if (abi != NORMBENCH_PLUGIN_ABI_VERSION)
+  if (abi < kOldestPluginAbi || abi > NORMBENCH_PLUGIN_ABI_VERSION)
     throw UsageError(name + ": built for plugin ABI version " + std::to_string(abi) +
-                     "; this normbench loads version " +
-                     std::to_string(NORMBENCH_PLUGIN_ABI_VERSION) +
+                     "; this normbench loads versions " + std::to_string(kOldestPluginAbi) +
+                     " to " + std::to_string(NORMBENCH_PLUGIN_ABI_VERSION) +
                      " (rebuild it against this normbench's normbench/plugin.h)");
   Collected collected;
+  collected.abi = abi;
   const nb_registrar registrar{NORMBENCH_PLUGIN_ABI_VERSION, &collected, add_kernel};
   const int status = register_function(&registrar);
   if (!collected.error.empty()) throw UsageError(name + ": " + collected.error);

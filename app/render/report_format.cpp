@@ -77,13 +77,14 @@ ReportCell error_cell(const ReportKernel& k) {
               k.max_rel_error ? fmt::format("max relative error {:.3g}", *k.max_rel_error) : "");
 }
 
-// "y: 43% of its tolerance; 1.0 ULP at most, 0.50 at the 99.9th percentile, 97.1% exactly
-// rounded" for each output.
+// "y: 43% of its tolerance (largest error 1.2e-06); 1.0 ULP at most, 0.50 at the 99.9th
+// percentile, 97.1% exactly rounded" for each output.
 std::string accuracy_detail(const ReportKernel& k) {
   std::string out;
   for (const LoadedAccuracy& a : k.accuracy) {
     out += (out.empty() ? "" : "; ") +
            fmt::format("{}: {:.0f}% of its tolerance", a.tensor, 100.0 * a.tolerance_use);
+    if (a.max_abs_error) out += fmt::format(" (largest error {:.2g})", *a.max_abs_error);
     if (a.ulp_max && a.ulp_p999 && a.exactly_rounded)
       out += fmt::format(
           ", {:.2g} ULP at most, {:.2g} at the 99.9th percentile, {:.1f}% exactly "
@@ -93,13 +94,17 @@ std::string accuracy_detail(const ReportKernel& k) {
   return out;
 }
 
-// The most of its tolerance any output uses: "43%".
+// The most of its tolerance any output uses: "43%", and which output where there are several
+// ("43% dweight").
 ReportCell tolerance_cell(const ReportKernel& k) {
   if (k.accuracy.empty()) return missing();
-  double worst = 0.0;
-  for (const LoadedAccuracy& a : k.accuracy) worst = std::max(worst, a.tolerance_use);
-  const Style style = worst > 1.0 ? Style::bad : worst > 0.8 ? Style::warn : Style::plain;
-  return text(fmt::format("{:.0f}%", 100.0 * worst), style, accuracy_detail(k));
+  const LoadedAccuracy* worst = &k.accuracy.front();
+  for (const LoadedAccuracy& a : k.accuracy)
+    if (a.tolerance_use > worst->tolerance_use) worst = &a;
+  const double use = worst->tolerance_use;
+  const Style style = use > 1.0 ? Style::bad : use > 0.8 ? Style::warn : Style::plain;
+  const std::string which = k.accuracy.size() > 1 ? " " + worst->tensor : "";
+  return text(fmt::format("{:.0f}%{}", 100.0 * use, which), style, accuracy_detail(k));
 }
 
 // The largest ULP errors of any 16-bit output: "1.0 / 0.50".

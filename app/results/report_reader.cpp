@@ -151,6 +151,7 @@ LoadedKernel read_kernel(const CheckedJson& k) {
         LoadedAccuracy loaded;
         loaded.tensor = a.at("tensor").as_string();
         loaded.tolerance_use = optional_number(a, "tolerance_use").value_or(0.0);
+        if (present(a, "max_abs_error")) loaded.max_abs_error = optional_number(a, "max_abs_error");
         if (present(a, "ulp")) {
           const CheckedJson u = a.at("ulp");
           expect_object(u, "null or {max, p999, exactly_rounded}");

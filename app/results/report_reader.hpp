@@ -66,6 +66,7 @@ struct LoadedAccuracy {
   std::string tensor;
   double tolerance_use = 0.0;
   std::optional<double> ulp_max, ulp_p999, exactly_rounded;  // 16-bit outputs
+  std::optional<double> max_abs_error;  // absent from reports of earlier versions
 };
 
 struct LoadedKernel {

@@ -32,7 +32,10 @@ json accuracy_json(const std::string& tensor, const OutputAccuracy& a) {
     ulp = {{"max", finite_or_null(a.ulp->max)},
            {"p999", finite_or_null(a.ulp->p999)},
            {"exactly_rounded", finite_or_null(a.ulp->exactly_rounded)}};
-  return {{"tensor", tensor}, {"tolerance_use", finite_or_null(a.tolerance_use)}, {"ulp", ulp}};
+  return {{"tensor", tensor},
+          {"tolerance_use", finite_or_null(a.tolerance_use)},
+          {"max_abs_error", finite_or_null(a.max_abs_error)},
+          {"ulp", ulp}};
 }
 
 // Per output, the worst over the trials: the most tolerance used, the largest ULP errors, the
@@ -49,6 +52,7 @@ json worst_accuracy_json(const KernelResult& k) {
       }
       OutputAccuracy& w = it->second;
       w.tolerance_use = std::max(w.tolerance_use, c.accuracy.tolerance_use);
+      w.max_abs_error = std::max(w.max_abs_error, c.accuracy.max_abs_error);
       if (w.ulp && c.accuracy.ulp) {
         w.ulp->max = std::max(w.ulp->max, c.accuracy.ulp->max);
         w.ulp->p999 = std::max(w.ulp->p999, c.accuracy.ulp->p999);

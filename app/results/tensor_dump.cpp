@@ -18,12 +18,9 @@ std::string trial_dump_dir(const std::string& root, const std::string& problem_i
 }
 
 void save_inputs(const std::string& dir, const ProblemInputs& inputs) {
-  write_npy(dir + "/x.npy", inputs.x.begin(), inputs.x.shape);
-  if (inputs.residual.size > 0)
-    write_npy(dir + "/residual.npy", inputs.residual.begin(), inputs.residual.shape);
-  if (inputs.weight.size > 0)
-    write_npy(dir + "/weight.npy", inputs.weight.begin(), inputs.weight.shape);
-  if (inputs.bias.size > 0) write_npy(dir + "/bias.npy", inputs.bias.begin(), inputs.bias.shape);
+  for (Input input : kAllInputs)
+    if (const HostTensor& t = inputs[input]; t.size > 0)
+      write_npy(dir + "/" + input_name(input) + ".npy", t.begin(), t.shape);
 }
 
 std::string output_file_stem(const std::string& kernel_id, Output output) {
@@ -38,22 +35,23 @@ namespace {
 void save_expected(const std::string& path, const NormalizationReference& reference, Output output,
                    int threads) {
   const ProblemShape& problem = reference.problem();
-  NpyWriter writer(path, NpyType::float64, problem.shape);
+  NpyWriter writer(path, NpyType::float64, tensor_shape(problem, tensor_kind(output)));
   // Computed and written a slab of about 2^26 elements at a time: the full float64 reference of
   // B is 15 GB.
+  const int64_t pieces = reference.num_pieces(output);
   const int64_t pieces_per_slab =
-      std::max<int64_t>(1, (int64_t{1} << 26) / reference.max_piece_elements());
+      std::max<int64_t>(1, (int64_t{1} << 26) / reference.max_piece_elements(output));
   std::vector<double> slab;
-  for (int64_t first = 0; first < reference.num_pieces(); first += pieces_per_slab) {
-    const int64_t last = std::min(reference.num_pieces(), first + pieces_per_slab);
-    const int64_t base = reference.piece_begin(first);
-    slab.resize(static_cast<size_t>(reference.piece_end(last - 1) - base));
+  for (int64_t first = 0; first < pieces; first += pieces_per_slab) {
+    const int64_t last = std::min(pieces, first + pieces_per_slab);
+    const int64_t base = reference.piece_begin(output, first);
+    slab.resize(static_cast<size_t>(reference.piece_end(output, last - 1) - base));
     parallel_for_chunks(
-        last - first, reference.pieces_per_chunk(),
+        last - first, reference.pieces_per_chunk(output),
         [&](int64_t, int64_t chunk_first, int64_t chunk_last) {
           for (int64_t p = first + chunk_first; p < first + chunk_last; ++p) {
-            const int64_t begin = reference.piece_begin(p);
-            reference.expected(output, begin, reference.piece_end(p) - begin,
+            const int64_t begin = reference.piece_begin(output, p);
+            reference.expected(output, begin, reference.piece_end(output, p) - begin,
                                slab.data() + (begin - base));
           }
         },

@@ -2,10 +2,13 @@
 // so that anyone can cross-check with NumPy or PyTorch. Every tensor is in the logical order
 // (NCHW for GroupNorm, whatever the layout) and bfloat16/float16 values are written as the
 // float32 numbers they are exactly. Layout:
-//   DIR/<problem id>/trial<k>/{x,residual,weight,bias}.npy   inputs (float32), those it has
+//   DIR/<problem id>/trial<k>/<input>.npy                     inputs (float32), those it has:
+//                                                             x, residual, weight, bias, dy,
+//                                                             mean, rstd
 //   DIR/<problem id>/trial<k>/reference.npy                   expected y (float64)
 //   DIR/<problem id>/trial<k>/<kernel id>.npy                 a kernel's y (float32)
-// and for add_rms_norm also reference.s.npy and <kernel id>.s.npy, the output s.
+// and for every other output (s of add_rms_norm; dx, dweight, dbias of a backward op)
+// reference.<output>.npy and <kernel id>.<output>.npy.
 #pragma once
 
 #include <functional>
@@ -18,10 +21,10 @@ namespace normbench {
 
 std::string trial_dump_dir(const std::string& root, const std::string& problem_id, int trial);
 void save_inputs(const std::string& dir, const ProblemInputs& inputs);
-// "<kernel id>" for y, "<kernel id>.s" for s.
+// "<kernel id>" for y, "<kernel id>.<output>" for the others ("<kernel id>.s").
 std::string output_file_stem(const std::string& kernel_id, Output output);
 void save_output(const std::string& dir, const std::string& stem, const HostTensor& values);
-// reference.npy, and reference.s.npy for add_rms_norm.
+// reference.npy (y) or reference.<output>.npy, for every output of the problem.
 void save_reference(const std::string& dir, const NormalizationReference& reference, int threads);
 
 // Throws UsageError (exit 2) naming --save-tensors unless `root` is, or can be made, a folder

@@ -56,7 +56,7 @@ void fail(KernelRun& k, KernelStatus status, const std::string& reason) {
 // of a kernel's launches: a single launch's drain can be slow for reasons of its own.)
 std::optional<std::string> launch_failure(const LaunchReport& r) {
   if (!r.activity_escape.empty()) return r.activity_escape;
-  if (auto why = guard_failure(r.output_guard, r.workspace_guard, r.sum_guard)) return why;
+  if (auto why = guard_failure(r.output_guards, r.workspace_guard)) return why;
   if (!r.inputs_unchanged) return std::string("modified its inputs");
   return std::nullopt;
 }
@@ -97,14 +97,14 @@ void verify_trial(const ProblemConfig& problem, int trial, uint64_t seed,
     }
     const OutputValues outputs = tensors.decode_outputs(ProblemTensors::Slots::launch, threads);
     TrialVerification tv{trial, seed,
-                         verify_outputs(reference, outputs, problem.tolerance, threads)};
+                         verify_outputs(reference, outputs, problem.tolerances(), threads)};
     tv.result.inputs_unchanged = launch.inputs_unchanged;
     k.escaped_us.push_back(launch.escaped_us);
     note_activity(launch, ctx, *k.result);
     if (auto why = launch_failure(launch))
       fail(k, KernelStatus::failed, at + *why);
     else if (!tv.result.passed)
-      fail(k, KernelStatus::failed, at + violation_text(tv.result, problem.tolerance));
+      fail(k, KernelStatus::failed, at + violation_text(tv.result));
     k.fresh_fingerprint = k.verified_fingerprint;  // the trial before this one's
     k.verified_fingerprint = launch.output_fingerprint;
     k.result->trials.push_back(std::move(tv));
@@ -175,7 +175,7 @@ std::optional<std::string> timing_failure(const ProblemConfig& problem, const Ti
   if (!r.activity_escape.empty()) return r.activity_escape;
   checks.escaped_work_us = median(t.escaped_us);
   if (auto why = escaped_work_failure(checks.escaped_work_us)) return why;
-  if (auto why = guard_failure(r.output_guard, r.workspace_guard, r.sum_guard)) return why;
+  if (auto why = guard_failure(r.output_guards, r.workspace_guard)) return why;
   if (!r.inputs_unchanged) return std::string("modified its inputs");
   checks.fresh_inputs = r.fresh_samples;
   if (r.outputs_compared > 0) {
@@ -196,11 +196,11 @@ std::optional<std::string> timing_failure(const ProblemConfig& problem, const Ti
     checks.method = "reference";
     const int threads = ctx.settings.threads;
     auto verify = [&](const NormalizationReference& ref, ProblemTensors::Slots slots) {
-      return verify_outputs(ref, tensors.decode_outputs(slots, threads), problem.tolerance,
+      return verify_outputs(ref, tensors.decode_outputs(slots, threads), problem.tolerances(),
                             threads);
     };
     auto failed = [&](const VerificationResult& v, int64_t sample) {
-      return fmt::format("timed sample {}: {}", sample, violation_text(v, problem.tolerance));
+      return fmt::format("timed sample {}: {}", sample, violation_text(v));
     };
     // The saved sample ran on the fresh inputs where there were any.
     const bool saved_fresh = r.fresh_samples > 0;

@@ -44,18 +44,15 @@ class ProblemTensors {
     char* slot = nullptr;
     TensorFormat format;
   };
-  Binding bind(const std::vector<int64_t>& shape, const SharedSlot& slot, TensorFormat format);
+  Binding bind(TensorKind kind, const SharedSlot& slot);
+  Binding& binding(Output output, Slots slots);
 
   ProblemShape problem_;
   char* shared_;
   ProblemInputs inputs_;
-  TensorFormat data_, params_;
-  char* x_slot_ = nullptr;
-  char* residual_slot_ = nullptr;
-  char* weight_slot_ = nullptr;
-  char* bias_slot_ = nullptr;
-  Binding y_, sum_, sample_y_, sample_sum_;
-  Binding fresh_x_, fresh_residual_, fresh_weight_, fresh_bias_;
+  std::array<char*, kInputCount> input_slots_{};  // null where the problem has no such input
+  std::array<Binding, kOutputCount> outputs_, samples_;
+  std::array<Binding, kInputCount> fresh_;
 };
 
 }  // namespace normbench

@@ -46,7 +46,9 @@ ProblemSession::ProblemSession(const DeviceContext& device, const GpuConditions*
       conditions_(conditions),
       problem_(problem),
       shared_(shared),
-      layout_(shared_layout(problem.shape)) {
+      layout_(shared_layout(problem.shape)),
+      input_roles_(problem_inputs(problem.shape)),
+      output_roles_(problem_outputs(problem.shape)) {
   for (size_t k = 0; k < kernels.size(); ++k) {
     if (std::find(excluded.begin(), excluded.end(), k) != excluded.end()) {
       plans_.push_back(KernelPlan::declined("its planning crashed a worker"));
@@ -63,25 +65,23 @@ std::optional<std::string> ProblemSession::allocate() {
     if (!plan.unsupported && !plan.error) workspace = std::max(workspace, plan.workspace_bytes);
   const SharedLayout& l = layout_;
   // The inputs twice: the fresh inputs wait beside them.
-  const double tensors = static_cast<double>(
-      2 * (l.x.bytes + l.residual.bytes + l.weight.bytes + l.bias.bytes) + l.y.bytes + l.sum.bytes);
-  const double guards = 6.0 * static_cast<double>(GuardedBuffer::kGuardBytes);
+  double tensors = 0.0;
+  for (Input i : input_roles_) tensors += 2.0 * static_cast<double>(l.input(i).bytes);
+  for (Output o : output_roles_) tensors += static_cast<double>(l.output(o).bytes);
+  const double guards =
+      2.0 * static_cast<double>((output_roles_.size() + 1) * GuardedBuffer::kGuardBytes);
   const double needed = tensors + static_cast<double>(workspace) + guards + 256e6;
   const auto free = static_cast<double>(free_device_memory());
   if (needed > free)
     return "does not fit in GPU memory: needs " + gigabytes(needed) + ", " + gigabytes(free) +
            " free";
-  x_ = DeviceBuffer(l.x.bytes);
-  residual_ = DeviceBuffer(l.residual.bytes);
-  weight_ = DeviceBuffer(l.weight.bytes);
-  bias_ = DeviceBuffer(l.bias.bytes);
-  fresh_x_ = DeviceBuffer(l.fresh_x.bytes);
-  fresh_residual_ = DeviceBuffer(l.fresh_residual.bytes);
-  fresh_weight_ = DeviceBuffer(l.fresh_weight.bytes);
-  fresh_bias_ = DeviceBuffer(l.fresh_bias.bytes);
-  y_ = GuardedBuffer(l.y.bytes);
-  // Only add_rms_norm has a second output; an empty GuardedBuffer has no guards to check.
-  if (problem_.shape.has_residual()) sum_ = GuardedBuffer(l.sum.bytes);
+  for (Input i : input_roles_) {
+    inputs_[static_cast<size_t>(i)] = DeviceBuffer(l.input(i).bytes);
+    fresh_[static_cast<size_t>(i)] = DeviceBuffer(l.fresh_input(i).bytes);
+  }
+  // An output the problem does not have stays an empty GuardedBuffer, with no guards to check.
+  for (Output o : output_roles_)
+    outputs_[static_cast<size_t>(o)] = GuardedBuffer(l.output(o).bytes);
   workspace_ = GuardedBuffer(workspace);
   scratch_ = DeviceBuffer(sizeof(unsigned long long));
   return std::nullopt;
@@ -92,50 +92,45 @@ uint64_t ProblemSession::fingerprint(const void* data, size_t bytes) const {
 }
 
 uint64_t ProblemSession::inputs_fingerprint() const {
-  uint64_t print = fingerprint(x_.get(), x_.bytes());
-  for (const DeviceBuffer* b : {&residual_, &weight_, &bias_})
-    print = combine(print, fingerprint(b->get(), b->bytes()));
+  uint64_t print = 0;
+  for (Input i : input_roles_)
+    print = combine(print, fingerprint(input(i).get(), input(i).bytes()));
   return print;
 }
 
 uint64_t ProblemSession::fresh_inputs_fingerprint() const {
-  uint64_t print = fingerprint(fresh_x_.get(), fresh_x_.bytes());
-  for (const DeviceBuffer* b : {&fresh_residual_, &fresh_weight_, &fresh_bias_})
-    print = combine(print, fingerprint(b->get(), b->bytes()));
+  uint64_t print = 0;
+  for (Input i : input_roles_) {
+    const DeviceBuffer& b = fresh_[static_cast<size_t>(i)];
+    print = combine(print, fingerprint(b.get(), b.bytes()));
+  }
   return print;
 }
 
 cudaError_t ProblemSession::swap_fresh_inputs() const {
-  const cudaStream_t stream = device_.stream;
-  const std::pair<const DeviceBuffer*, const DeviceBuffer*> pairs[] = {
-      {&x_, &fresh_x_},
-      {&residual_, &fresh_residual_},
-      {&weight_, &fresh_weight_},
-      {&bias_, &fresh_bias_}};
-  for (const auto& [input, fresh] : pairs)
-    if (cudaError_t e = swap_contents(input->get(), fresh->get(), input->bytes(), stream);
+  for (Input i : input_roles_)
+    if (cudaError_t e = swap_contents(input(i).get(), fresh_[static_cast<size_t>(i)].get(),
+                                      input(i).bytes(), device_.stream);
         e != cudaSuccess)
       return e;
   return cudaSuccess;
 }
 
 uint64_t ProblemSession::outputs_fingerprint() const {
-  return combine(fingerprint(y_.get(), y_.bytes()), fingerprint(sum_.get(), sum_.bytes()));
+  uint64_t print = 0;
+  for (Output o : output_roles_)
+    print = combine(print, fingerprint(output(o).get(), output(o).bytes()));
+  return print;
 }
 
 void ProblemSession::upload(bool fresh) {
   const cudaStream_t stream = device_.stream;
-  upload_slot(shared_, layout_.x, x_, stream);
-  upload_slot(shared_, layout_.residual, residual_, stream);
-  upload_slot(shared_, layout_.weight, weight_, stream);
-  upload_slot(shared_, layout_.bias, bias_, stream);
+  for (Input i : input_roles_) upload_slot(shared_, layout_.input(i), input(i), stream);
   inputs_print_ = inputs_fingerprint();
   has_fresh_ = fresh;
   if (!fresh) return;
-  upload_slot(shared_, layout_.fresh_x, fresh_x_, stream);
-  upload_slot(shared_, layout_.fresh_residual, fresh_residual_, stream);
-  upload_slot(shared_, layout_.fresh_weight, fresh_weight_, stream);
-  upload_slot(shared_, layout_.fresh_bias, fresh_bias_, stream);
+  for (Input i : input_roles_)
+    upload_slot(shared_, layout_.fresh_input(i), fresh_[static_cast<size_t>(i)], stream);
   fresh_print_ = fresh_inputs_fingerprint();
 }
 
@@ -147,28 +142,37 @@ bool ProblemSession::inputs_unchanged() {
 }
 
 KernelArgs ProblemSession::args() const {
-  const ProblemShape& p = problem_.shape;
+  // An empty buffer's pointer is null: the tensors the problem lacks are null, as promised.
   KernelArgs a;
-  a.x = x_.get();
-  a.residual = p.has_residual() ? residual_.get() : nullptr;
-  a.weight = p.affine ? weight_.get() : nullptr;
-  a.bias = p.has_bias ? bias_.get() : nullptr;
-  a.y = y_.get();
-  a.sum = p.has_residual() ? sum_.get() : nullptr;
+  a.x = input(Input::x).get();
+  a.residual = input(Input::residual).get();
+  a.weight = input(Input::weight).get();
+  a.bias = input(Input::bias).get();
+  a.dy = input(Input::dy).get();
+  a.mean = input(Input::mean).get();
+  a.rstd = input(Input::rstd).get();
+  a.y = problem_.shape.is_backward() ? output(Output::dx).get() : output(Output::y).get();
+  a.sum = output(Output::sum).get();
+  a.grad_weight = output(Output::grad_weight).get();
+  a.grad_bias = output(Output::grad_bias).get();
   a.workspace = workspace_.get();
   a.stream = device_.stream;
   return a;
 }
 
 cudaError_t ProblemSession::poison() const {
-  if (cudaError_t e = fill_with_nan(y_.get(), y_.bytes(), device_.stream); e != cudaSuccess)
-    return e;
-  return sum_.bytes() > 0 ? fill_with_nan(sum_.get(), sum_.bytes(), device_.stream) : cudaSuccess;
+  for (Output o : output_roles_)
+    if (cudaError_t e = fill_with_nan(output(o).get(), output(o).bytes(), device_.stream);
+        e != cudaSuccess)
+      return e;
+  return cudaSuccess;
 }
 
 std::vector<const GuardedBuffer*> ProblemSession::guarded() const {
-  if (problem_.shape.has_residual()) return {&y_, &sum_, &workspace_};
-  return {&y_, &workspace_};
+  std::vector<const GuardedBuffer*> buffers;
+  for (Output o : output_roles_) buffers.push_back(&output(o));
+  buffers.push_back(&workspace_);
+  return buffers;
 }
 
 cudaError_t ProblemSession::poison_and_arm() const {
@@ -184,12 +188,19 @@ cudaError_t ProblemSession::check_guards() const {
   return cudaSuccess;
 }
 
-void ProblemSession::copy_outputs_to(const SharedSlot& y, const SharedSlot& sum) const {
-  NORMBENCH_CUDA_CHECK(cudaMemcpyAsync(shared_ + y.offset, y_.get(), y.bytes,
-                                       cudaMemcpyDeviceToHost, device_.stream));
-  if (sum.bytes > 0)
-    NORMBENCH_CUDA_CHECK(cudaMemcpyAsync(shared_ + sum.offset, sum_.get(), sum.bytes,
+std::vector<OutputGuard> ProblemSession::output_guards() const {
+  std::vector<OutputGuard> guards;
+  for (Output o : output_roles_)
+    guards.push_back({output_name(o), output(o).damage(device_.stream)});
+  return guards;
+}
+
+void ProblemSession::copy_outputs_to(const std::array<SharedSlot, kOutputCount>& slots) const {
+  for (Output o : output_roles_) {
+    const SharedSlot& slot = slots[static_cast<size_t>(o)];
+    NORMBENCH_CUDA_CHECK(cudaMemcpyAsync(shared_ + slot.offset, output(o).get(), slot.bytes,
                                          cudaMemcpyDeviceToHost, device_.stream));
+  }
   NORMBENCH_CUDA_CHECK(cudaStreamSynchronize(device_.stream));
 }
 
@@ -231,11 +242,10 @@ LaunchReport ProblemSession::launch(size_t k, bool save_output) {
   }
   r.escaped_us = drain_after(stream);
   NORMBENCH_CUDA_CHECK(check_guards());
-  r.output_guard = y_.damage(stream);
-  r.sum_guard = sum_.damage(stream);
+  r.output_guards = output_guards();
   r.workspace_guard = workspace_.damage(stream);
   r.output_fingerprint = outputs_fingerprint();
-  if (save_output) copy_outputs_to(layout_.y, layout_.sum);
+  if (save_output) copy_outputs_to(layout_.outputs);
   r.inputs_unchanged = inputs_unchanged();
   // Accounted last, after the checks above, so that work a thread of the kernel enqueues
   // shortly after its call returned is in this launch's records.
@@ -302,7 +312,7 @@ TimingReport ProblemSession::time(const TimingRequest& request, const L2Evictor&
       if (!fresh && print != request.verified_fingerprint && r.first_mismatch < 0)
         r.first_mismatch = s;
     } else if (s == request.saved_sample) {
-      copy_outputs_to(layout_.sample_y, layout_.sample_sum);
+      copy_outputs_to(layout_.samples);
       r.saved_sample = request.saved_sample;
     }
     if (fresh) NORMBENCH_CUDA_CHECK(swap_fresh_inputs());
@@ -326,9 +336,8 @@ TimingReport ProblemSession::time(const TimingRequest& request, const L2Evictor&
     r.timing.conditions = conditions;
   }
   // The last sample's outputs, in the launch slots.
-  if (!request.deterministic) copy_outputs_to(layout_.y, layout_.sum);
-  r.output_guard = y_.damage(stream);
-  r.sum_guard = sum_.damage(stream);
+  if (!request.deterministic) copy_outputs_to(layout_.outputs);
+  r.output_guards = output_guards();
   r.workspace_guard = workspace_.damage(stream);
   r.inputs_unchanged = inputs_unchanged();
   // What the last sample's launch call left behind for later.

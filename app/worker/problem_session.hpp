@@ -1,11 +1,12 @@
 // In the device worker: one problem's device tensors and the checked launches of its kernels.
 // Every launch the harness makes (verification, determinism, each timed sample) goes into
 // poisoned outputs with armed guards, and is followed by the checks: the device drained after
-// the stream (escaped work), the guards of the outputs (y, and s for add_rms_norm) and of the
-// workspace, the inputs' fingerprints. Tensors are bytes here, in the problem's device format;
-// the harness encodes and decodes them (app/inputs/tensor_encoding.hpp).
+// the stream (escaped work), the guards of every output (kernels/tensor_roles.hpp) and of the
+// workspace, the fingerprints of every input. Tensors are bytes here, in the problem's device
+// format; the harness encodes and decodes them (app/inputs/tensor_encoding.hpp).
 #pragma once
 
+#include <array>
 #include <functional>
 #include <optional>
 #include <string>
@@ -58,8 +59,11 @@ class ProblemSession {
   uint64_t inputs_fingerprint() const;
   uint64_t fresh_inputs_fingerprint() const;
   uint64_t outputs_fingerprint() const;
-  // Copies the outputs to the shared slots of a launch (y, sum) or of a sample.
-  void copy_outputs_to(const SharedSlot& y, const SharedSlot& sum) const;
+  // Copies the outputs to the shared slots of a launch (layout_.outputs) or of a sample.
+  void copy_outputs_to(const std::array<SharedSlot, kOutputCount>& slots) const;
+  std::vector<OutputGuard> output_guards() const;  // the damage to each output's guards
+  const DeviceBuffer& input(Input i) const { return inputs_[static_cast<size_t>(i)]; }
+  const GuardedBuffer& output(Output o) const { return outputs_[static_cast<size_t>(o)]; }
   // The activity trace's records since the last account (the device drained), launched by
   // kernel `k`: the first escape found goes to `escape` if that is still empty, operations
   // another kernel left behind to `strays`; returns the last launch's account.
@@ -72,11 +76,14 @@ class ProblemSession {
   std::vector<KernelPlan> plans_;
   char* shared_;
   SharedLayout layout_;
-  DeviceBuffer x_, residual_, weight_, bias_, scratch_;
-  DeviceBuffer fresh_x_, fresh_residual_, fresh_weight_, fresh_bias_;
+  std::vector<Input> input_roles_;                        // the problem's inputs
+  std::vector<Output> output_roles_;                      // and outputs
+  std::array<DeviceBuffer, kInputCount> inputs_, fresh_;  // empty where the problem has none
+  DeviceBuffer scratch_;
   bool has_fresh_ = false;
   uint64_t fresh_print_ = 0;
-  GuardedBuffer y_, sum_, workspace_;
+  std::array<GuardedBuffer, kOutputCount> outputs_;
+  GuardedBuffer workspace_;
   uint64_t inputs_print_ = 0;
   CudaEvent launch_start_, launch_stop_;  // around checked launches (the timer has its own)
   std::optional<size_t> last_kernel_;     // whose launch the trace saw last

@@ -1,5 +1,7 @@
 #include "app/worker/shared_tensors.hpp"
 
+#include <algorithm>
+
 namespace normbench {
 
 namespace {
@@ -7,37 +9,40 @@ namespace {
 size_t aligned(size_t bytes) {
   return (bytes + 4095) / 4096 * 4096;
 }
+
+template <class Role>
+size_t bytes_of(const ProblemShape& p, Role role, const std::vector<Role>& present) {
+  if (std::find(present.begin(), present.end(), role) == present.end()) return 0;
+  const TensorKind kind = tensor_kind(role);
+  return encoded_bytes(tensor_elements(p, kind), tensor_format(p, kind));
+}
 }  // namespace
 
+TensorFormat tensor_format(const ProblemShape& p, TensorKind kind) {
+  return {tensor_dtype(p, kind), tensor_channels_last(p, kind)};
+}
+
 TensorFormat data_format(const ProblemShape& p) {
-  return {p.dtype, p.channels_last()};
+  return tensor_format(p, TensorKind::data);
 }
 
 TensorFormat param_format(const ProblemShape& p) {
-  return {p.param_dtype, false};
+  return tensor_format(p, TensorKind::params);
 }
 
 SharedLayout shared_layout(const ProblemShape& p) {
-  const size_t data = encoded_bytes(p.num_elements, data_format(p));
-  const size_t params = encoded_bytes(p.param_size, param_format(p));
+  const std::vector<Input> inputs = problem_inputs(p);
+  const std::vector<Output> outputs = problem_outputs(p);
   SharedLayout l;
   size_t next = 0;
   auto place = [&](SharedSlot& slot, size_t bytes) {
     slot = {next, bytes};
     next += aligned(bytes);
   };
-  place(l.x, data);
-  place(l.residual, p.has_residual() ? data : 0);
-  place(l.weight, p.affine ? params : 0);
-  place(l.bias, p.has_bias ? params : 0);
-  place(l.y, data);
-  place(l.sum, p.has_residual() ? data : 0);
-  place(l.sample_y, data);
-  place(l.sample_sum, p.has_residual() ? data : 0);
-  place(l.fresh_x, data);
-  place(l.fresh_residual, p.has_residual() ? data : 0);
-  place(l.fresh_weight, p.affine ? params : 0);
-  place(l.fresh_bias, p.has_bias ? params : 0);
+  for (Input i : kAllInputs) place(l.inputs[static_cast<size_t>(i)], bytes_of(p, i, inputs));
+  for (Output o : kAllOutputs) place(l.outputs[static_cast<size_t>(o)], bytes_of(p, o, outputs));
+  for (Output o : kAllOutputs) place(l.samples[static_cast<size_t>(o)], bytes_of(p, o, outputs));
+  for (Input i : kAllInputs) place(l.fresh[static_cast<size_t>(i)], bytes_of(p, i, inputs));
   l.end = next;
   return l;
 }

@@ -1,17 +1,19 @@
 // Where a problem's tensors live in the host memory shared with the worker, as the device holds
-// them (the problem's dtype and layout): the inputs the harness writes (x, residual, weight,
-// bias), the slots the worker copies a launch's outputs to (y, and s for add_rms_norm), and
-// second slots for one timed sample's outputs, and the fresh inputs: another verified input set
-// (the second-to-last trial's), which timed samples the kernel cannot predict run on, written to
-// the same device addresses. Harness and worker compute the same layout from the problem; an
-// input or output the problem does not have gets an empty slot.
+// them (the problem's dtype and layout): the inputs the harness writes (kernels/tensor_roles.hpp:
+// x, residual, weight, bias, dy, mean, rstd), the slots the worker copies a launch's outputs to
+// (y, s, dx, dweight, dbias), second slots for one timed sample's outputs, and the fresh inputs:
+// another verified input set (the second-to-last trial's), which timed samples the kernel cannot
+// predict run on, written to the same device addresses. Harness and worker compute the same
+// layout from the problem; an input or output the problem does not have gets an empty slot.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <vector>
 
 #include "app/inputs/tensor_encoding.hpp"
 #include "kernels/problem_shape.hpp"
+#include "kernels/tensor_roles.hpp"
 
 namespace normbench {
 
@@ -21,16 +23,23 @@ struct SharedSlot {
 };
 
 struct SharedLayout {
-  SharedSlot x, residual, weight, bias;                          // inputs
-  SharedSlot y, sum;                                             // a checked launch's outputs
-  SharedSlot sample_y, sample_sum;                               // one timed sample's outputs
-  SharedSlot fresh_x, fresh_residual, fresh_weight, fresh_bias;  // the fresh inputs
-  size_t end = 0;                                                // bytes in all
+  std::array<SharedSlot, kInputCount> inputs;    // by Input
+  std::array<SharedSlot, kOutputCount> outputs;  // a checked launch's, by Output
+  std::array<SharedSlot, kOutputCount> samples;  // one timed sample's outputs
+  std::array<SharedSlot, kInputCount> fresh;     // the fresh inputs
+  size_t end = 0;                                // bytes in all
+
+  const SharedSlot& input(Input i) const { return inputs[static_cast<size_t>(i)]; }
+  const SharedSlot& output(Output o) const { return outputs[static_cast<size_t>(o)]; }
+  const SharedSlot& sample(Output o) const { return samples[static_cast<size_t>(o)]; }
+  const SharedSlot& fresh_input(Input i) const { return fresh[static_cast<size_t>(i)]; }
 };
 
 SharedLayout shared_layout(const ProblemShape& problem);
 
-// How x, residual, y and s are stored; how weight and bias are.
+// How a tensor of each kind is stored: data (x, residual, y, s, dy, dx) in the problem's dtype
+// and layout, parameters (weight, bias, dweight, dbias) in param_dtype, statistics in float32.
+TensorFormat tensor_format(const ProblemShape& problem, TensorKind kind);
 TensorFormat data_format(const ProblemShape& problem);
 TensorFormat param_format(const ProblemShape& problem);
 

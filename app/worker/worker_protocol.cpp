@@ -14,6 +14,16 @@ GuardDamage guard_from(const json& j) {
   return {j.at(0).get<uint64_t>(), j.at(1).get<uint64_t>(), j.at(2).get<uint64_t>(),
           j.at(3).get<uint64_t>()};
 }
+json output_guards_json(const std::vector<OutputGuard>& guards) {
+  json out = json::array();
+  for (const OutputGuard& g : guards) out.push_back({g.output, guard_json(g.damage)});
+  return out;
+}
+std::vector<OutputGuard> output_guards_from(const json& j) {
+  std::vector<OutputGuard> guards;
+  for (const json& g : j) guards.push_back({g.at(0).get<std::string>(), guard_from(g.at(1))});
+  return guards;
+}
 json operations_json(const std::vector<OperationSummary>& ops) {
   json out = json::array();
   for (const OperationSummary& op : ops)
@@ -132,8 +142,7 @@ LatencyFloor latency_floor_from(const json& j) {
 json to_json(const LaunchReport& r) {
   return {{"launch_error", r.launch_error},
           {"escaped_us", r.escaped_us},
-          {"output_guard", guard_json(r.output_guard)},
-          {"sum_guard", guard_json(r.sum_guard)},
+          {"output_guards", output_guards_json(r.output_guards)},
           {"workspace_guard", guard_json(r.workspace_guard)},
           {"inputs_unchanged", r.inputs_unchanged},
           {"output_fingerprint", r.output_fingerprint},
@@ -146,8 +155,7 @@ LaunchReport launch_report_from(const json& j) {
   LaunchReport r;
   r.launch_error = j.at("launch_error");
   r.escaped_us = j.at("escaped_us");
-  r.output_guard = guard_from(j.at("output_guard"));
-  r.sum_guard = guard_from(j.at("sum_guard"));
+  r.output_guards = output_guards_from(j.at("output_guards"));
   r.workspace_guard = guard_from(j.at("workspace_guard"));
   r.inputs_unchanged = j.at("inputs_unchanged");
   r.output_fingerprint = j.at("output_fingerprint");
@@ -183,8 +191,7 @@ TimingRequest timing_request_from(const json& j) {
 json to_json(const TimingReport& r) {
   return {{"launch_error", r.launch_error},
           {"timing", to_json(r.timing)},
-          {"output_guard", guard_json(r.output_guard)},
-          {"sum_guard", guard_json(r.sum_guard)},
+          {"output_guards", output_guards_json(r.output_guards)},
           {"workspace_guard", guard_json(r.workspace_guard)},
           {"inputs_unchanged", r.inputs_unchanged},
           {"outputs_compared", r.outputs_compared},
@@ -203,8 +210,7 @@ TimingReport timing_report_from(const json& j) {
   TimingReport r;
   r.launch_error = j.at("launch_error");
   if (r.launch_error.empty()) r.timing = timing_from(j.at("timing"));
-  r.output_guard = guard_from(j.at("output_guard"));
-  r.sum_guard = guard_from(j.at("sum_guard"));
+  r.output_guards = output_guards_from(j.at("output_guards"));
   r.workspace_guard = guard_from(j.at("workspace_guard"));
   r.inputs_unchanged = j.at("inputs_unchanged");
   r.outputs_compared = j.at("outputs_compared");

@@ -37,8 +37,7 @@ struct PlanSummary {
 struct LaunchReport {
   std::string launch_error;  // non-empty: the launch was refused (and nothing else is set)
   double escaped_us = 0.0;   // how long the device stayed busy after the stream finished
-  GuardDamage output_guard;
-  GuardDamage sum_guard;  // add_rms_norm's output s
+  std::vector<OutputGuard> output_guards;  // each output's, in order
   GuardDamage workspace_guard;
   bool inputs_unchanged = true;     // (the worker restores changed inputs)
   uint64_t output_fingerprint = 0;  // of every output
@@ -69,8 +68,7 @@ inline constexpr uint64_t kFreshEvery = 8;
 struct TimingReport {
   std::string launch_error;
   TimingResult timing;
-  GuardDamage output_guard;
-  GuardDamage sum_guard;
+  std::vector<OutputGuard> output_guards;
   GuardDamage workspace_guard;
   bool inputs_unchanged = true;
   int outputs_compared = 0;     // samples whose fingerprint was compared (deterministic)

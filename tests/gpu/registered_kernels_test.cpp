@@ -1,7 +1,8 @@
 // Every registered kernel against the float64 reference on every problem of configs/smoke.json,
 // configs/edge.json, their *_formats.json twins (bfloat16/float16, the RMSNorm ops,
 // channels-last GroupNorm), configs/smoke_channels.json (RMSNorm over channels,
-// InstanceNorm) and configs/smoke_group_norm_silu.json (GroupNorm + SiLU in every format),
+// InstanceNorm), configs/smoke_group_norm_silu.json (GroupNorm + SiLU in every format) and
+// configs/smoke_backward.json (the backward ops' dx, dweight and dbias in every format),
 // parameterised over the registry: a new variant is
 // tested without touching this file. A variant that declares a shape unsupported is skipped
 // with its reason; one that claims support must pass. Each config runs once, with every
@@ -110,6 +111,8 @@ INSTANTIATE_TEST_SUITE_P(SmokeChannels, RegisteredKernel,
                          ::testing::ValuesIn(cases_of("smoke_channels")), case_name);
 INSTANTIATE_TEST_SUITE_P(SmokeGroupNormSilu, RegisteredKernel,
                          ::testing::ValuesIn(cases_of("smoke_group_norm_silu")), case_name);
+INSTANTIATE_TEST_SUITE_P(SmokeBackward, RegisteredKernel,
+                         ::testing::ValuesIn(cases_of("smoke_backward")), case_name);
 
 }  // namespace
 }  // namespace normbench

@@ -43,6 +43,11 @@ __attribute__((visibility("default"))) int normbench_plugin_register = 0;
 NORMBENCH_PLUGIN_EXPORT uint32_t normbench_plugin_abi_version(void) {
   return 999;
 }
+#elif defined(NB_CASE_abi_1) || defined(NB_CASE_abi_1_backward)
+// Built against the version-1 header, whose nb_args ends at `stream`.
+NORMBENCH_PLUGIN_EXPORT uint32_t normbench_plugin_abi_version(void) {
+  return 1;
+}
 #else
 NORMBENCH_PLUGIN_ABI_VERSION_FUNCTION
 #endif
@@ -51,9 +56,14 @@ NORMBENCH_PLUGIN_EXPORT int normbench_plugin_register(const nb_registrar* r) {
 #if defined(NB_CASE_good)
   return add(r, NB_OP_LAYER_NORM, "layer_norm.test_plugin") ||
          add(r, NB_OP_GROUP_NORM, "group_norm.test_plugin") ||
-         add(r, NB_OP_GROUP_NORM_SILU, "group_norm_silu.test_plugin");
+         add(r, NB_OP_GROUP_NORM_SILU, "group_norm_silu.test_plugin") ||
+         add(r, NB_OP_GROUP_NORM_BACKWARD, "group_norm_backward.test_plugin");
 #elif defined(NB_CASE_unknown_op)
-  return add(r, NB_OP_GROUP_NORM_SILU + 1, "group_norm_silu.from_the_future");
+  return add(r, NB_OP_GROUP_NORM_BACKWARD + 1, "group_norm_backward.from_the_future");
+#elif defined(NB_CASE_abi_1)
+  return add(r, NB_OP_GROUP_NORM_SILU, "group_norm_silu.version_1");
+#elif defined(NB_CASE_abi_1_backward)
+  return add(r, NB_OP_LAYER_NORM_BACKWARD, "layer_norm_backward.version_1");
 #elif defined(NB_CASE_duplicate)
   return add(r, NB_OP_LAYER_NORM, "layer_norm.naive");
 #elif defined(NB_CASE_outside_op)

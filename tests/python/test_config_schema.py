@@ -113,6 +113,11 @@ class ConfigSchema(unittest.TestCase):
                         "dtype": "bfloat16", "param_dtype": "float32"},  # UNet GroupNorm + SiLU
                        {"op": "group_norm_silu", "normalized_shape": None, "shape": [2, 4, 3],
                         "sweep": {"groups": [1, 2, 4]}},
+                       {"op": "layer_norm_backward", "bias": False, "dtype": "bfloat16",
+                        "inputs": {"dy": "normal"}},                    # gradients of layer_norm
+                       {"op": "rms_norm_backward", "param_dtype": "float32", "dtype": "float16"},
+                       {"op": "group_norm_backward", "normalized_shape": None, "shape": [2, 4, 3],
+                        "groups": 2, "layout": "nhwc"},
                        {"timing": {"kernel_timeout_s": 3, "warmup": 1000000}},
                        {"trials": 1000000}):
             document = problem(**fields)
@@ -169,6 +174,11 @@ class ConfigSchema(unittest.TestCase):
                     shape=[2, 4, 3], sweep={"rows": [1, 2]}),         # nor swept
             problem(op="group_norm_silu", normalized_shape=None, shape=[2, 4, 3], groups=2,
                     scale=2.0),                                       # no scale
+            problem(op="rms_norm_backward", bias=True),               # RMSNorm has no bias
+            problem(op="layer_norm_backward", layout="nhwc"),         # rows are contiguous
+            problem(op="layer_norm_backward", scale=2.0),             # no scale
+            problem(op="group_norm_backward"),                        # no groups, a row op's
+            problem(inputs={"dz": "normal"}),                         # no such input
         ]
         for document in bad:
             for p in document.get("problems", []):  # None: the field left out

@@ -15,14 +15,20 @@
  *
  * Ids are "<op>.<name>" (e.g. layer_norm.mine) and must not be registered already. normbench
  * copies what add_kernel is given. The callbacks run in normbench's device worker process; a
- * crash there is the kernel's, not the run's. Registration runs in normbench's own process. */
+ * crash there is the kernel's, not the run's. Registration runs in normbench's own process.
+ *
+ * Versions: a plugin reports the NORMBENCH_PLUGIN_ABI_VERSION of the header it was built
+ * against, and normbench loads every version from 1 to its own. Structs only grow at their
+ * end, so what an older plugin reads of them is unchanged. Version 2 added the backward ops
+ * (NB_OP_*_BACKWARD) and the fields of nb_args after `stream`; a version-1 plugin, which does
+ * not know those fields, may register kernels of the version-1 ops (0 to 6) only. */
 #ifndef NORMBENCH_PLUGIN_H
 #define NORMBENCH_PLUGIN_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define NORMBENCH_PLUGIN_ABI_VERSION 1u
+#define NORMBENCH_PLUGIN_ABI_VERSION 2u
 
 #ifdef __cplusplus
 #define NORMBENCH_EXTERN_C extern "C"
@@ -32,8 +38,7 @@
 #define NORMBENCH_PLUGIN_EXPORT NORMBENCH_EXTERN_C __attribute__((visibility("default")))
 
 /* The operations, as in configs ("op"). New ops are added at the end and the numbers never
- * change, so that a plugin built against an older header loads unchanged (no ABI version
- * bump: a plugin only registers kernels for ops it knows). */
+ * change, so that a plugin built against an older header loads unchanged. */
 typedef enum {
   NB_OP_LAYER_NORM = 0,
   NB_OP_GROUP_NORM = 1,
@@ -43,8 +48,14 @@ typedef enum {
   NB_OP_CHANNEL_RMS_NORM = 5, /* RMSNorm over dim 1 of contiguous NCHW x, per (sample,
                                * position): y = x / sqrt(mean over C of x^2 + eps) * weight[c];
                                * no bias. A segment's C elements lie `spatial` apart. */
-  NB_OP_GROUP_NORM_SILU = 6   /* y = silu(group_norm(x)), silu(v) = v / (1 + exp(-v)): the
+  NB_OP_GROUP_NORM_SILU = 6,  /* y = silu(group_norm(x)), silu(v) = v / (1 + exp(-v)): the
                                * geometry, formats and layouts of group_norm */
+  /* The gradients of layer_norm, rms_norm and group_norm (ABI version 2): the forward op's
+   * geometry, formats and layouts; they read x, dy, weight and the saved statistics and write
+   * dx (args->y), dweight and dbias (see nb_args). */
+  NB_OP_LAYER_NORM_BACKWARD = 7,
+  NB_OP_RMS_NORM_BACKWARD = 8,
+  NB_OP_GROUP_NORM_BACKWARD = 9
 } nb_op;
 
 /* Element types ("dtype", "param_dtype"): kernels accumulate in float32 whatever the type. */
@@ -74,11 +85,13 @@ typedef struct {
   int64_t param_size;   /* elements of weight and of bias */
   double eps;
   double scale;        /* layer_norm_gelu_scale: the output is multiplied by it; else 1 */
-  int32_t affine;      /* 1: a weight is given; 0: weight (and bias) are null */
-  int32_t dtype;       /* nb_dtype of x, residual, y and sum */
-  int32_t param_dtype; /* nb_dtype of weight and bias: dtype or float32 */
-  int32_t layout;      /* nb_layout; NB_LAYOUT_NCHW for every op but group_norm(_silu) */
-  int32_t has_bias;    /* 1: a bias is given (only with a weight; never for the RMSNorm ops) */
+  int32_t affine;      /* 1: a weight is given; 0: weight (and bias) are null. Backward ops:
+                        * and dweight is an output */
+  int32_t dtype;       /* nb_dtype of x, residual, y and sum; dy and dx */
+  int32_t param_dtype; /* nb_dtype of weight and bias; dweight and dbias: dtype or float32 */
+  int32_t layout;      /* nb_layout; NB_LAYOUT_NCHW for every op but the GroupNorm ops */
+  int32_t has_bias;    /* 1: a bias is given (only with a weight; never for the RMSNorm ops).
+                        * Backward ops: dbias is an output (the bias itself is not given) */
 } nb_problem;
 
 /* The device the kernel will run on. */
@@ -99,11 +112,19 @@ typedef struct {
   const void* x;
   const void* residual; /* add_rms_norm: of x's shape and dtype; else null */
   const void* weight;   /* null when !affine */
-  const void* bias;     /* null when !has_bias */
-  void* y;
-  void* sum; /* add_rms_norm: where s = x + residual goes; else null */
+  const void* bias;     /* null when !has_bias, and for the backward ops */
+  void* y;              /* the output; the backward ops: dx, of x's shape, dtype and layout */
+  void* sum;            /* add_rms_norm: where s = x + residual goes; else null */
   void* workspace;
   void* stream;
+  /* ABI version 2: the backward ops' tensors; null for the forward ops. */
+  const void* dy;    /* the gradient of y: x's shape, dtype and layout */
+  const void* mean;  /* float32, one per segment (rows, or (N, groups)); null for RMSNorm */
+  const void* rstd;  /* float32, one per segment: 1 / sqrt(var + eps). mean and rstd are the
+                      * exact statistics of x rounded once to float32; a kernel may use them or
+                      * recompute them from x */
+  void* grad_weight; /* dweight: param_size elements of param_dtype; null when !affine */
+  void* grad_bias;   /* dbias: likewise; null when !has_bias */
 } nb_args;
 
 typedef struct {

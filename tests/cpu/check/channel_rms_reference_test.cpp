@@ -100,14 +100,14 @@ TEST(ChannelRmsVerification, PassesTheExactOutputAndLocatesAWrongElement) {
   const std::vector<double> expected = expected_all(ref);
   std::vector<float> y(expected.begin(), expected.end());
   const Tolerance tol;
-  const VerificationResult good = verify_outputs(ref, {y.data(), nullptr}, tol, 2);
+  const VerificationResult good = verify_outputs(ref, OutputValues::of_y(y.data()), tol, 2);
   EXPECT_TRUE(good.passed);
   EXPECT_EQ(good.checked, p.num_elements);
 
   // Sample 1, channel 2, position (1, 3): every element is checked, at its NCHW coordinates.
   const int64_t wrong = ((1 * 4 + 2) * 3 + 1) * 5 + 3;
   y[static_cast<size_t>(wrong)] += 0.01f;
-  const VerificationResult bad = verify_outputs(ref, {y.data(), nullptr}, tol, 2);
+  const VerificationResult bad = verify_outputs(ref, OutputValues::of_y(y.data()), tol, 2);
   EXPECT_FALSE(bad.passed);
   EXPECT_EQ(bad.violations, 1);
   ASSERT_EQ(bad.first_mismatches.size(), 1u);

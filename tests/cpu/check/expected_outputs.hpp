@@ -11,10 +11,21 @@ namespace normbench::testing {
 
 inline std::vector<double> expected_all(const NormalizationReference& r,
                                         Output output = Output::y) {
-  std::vector<double> out(static_cast<size_t>(r.problem().num_elements));
-  for (int64_t p = 0; p < r.num_pieces(); ++p) {
-    const int64_t begin = r.piece_begin(p);
-    r.expected(output, begin, r.piece_end(p) - begin, out.data() + begin);
+  const ProblemShape& p = r.problem();
+  std::vector<double> out(static_cast<size_t>(tensor_elements(p, tensor_kind(output))));
+  for (int64_t piece = 0; piece < r.num_pieces(output); ++piece) {
+    const int64_t begin = r.piece_begin(output, piece);
+    r.expected(output, begin, r.piece_end(output, piece) - begin, out.data() + begin);
+  }
+  return out;
+}
+
+// The sums of the terms' magnitudes of a sum output (dweight, dbias), every element.
+inline std::vector<double> magnitudes_all(const NormalizationReference& r, Output output) {
+  std::vector<double> out(static_cast<size_t>(r.problem().param_size));
+  for (int64_t piece = 0; piece < r.num_pieces(output); ++piece) {
+    const int64_t begin = r.piece_begin(output, piece);
+    r.term_magnitudes(output, begin, r.piece_end(output, piece) - begin, out.data() + begin);
   }
   return out;
 }

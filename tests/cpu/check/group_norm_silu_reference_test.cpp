@@ -128,7 +128,7 @@ TEST(GroupNormSiluVerification, SixteenBitOutputsRoundedOnceUseHalfAnUlp) {
     std::vector<float> y(expected.size());
     for (size_t i = 0; i < y.size(); ++i) y[i] = round_to_dtype(expected[i], dtype);
     const Tolerance tol = default_tolerance(dtype);
-    const VerificationResult r = verify_outputs(ref, {y.data(), nullptr}, tol, 2);
+    const VerificationResult r = verify_outputs(ref, OutputValues::of_y(y.data()), tol, 2);
     EXPECT_TRUE(r.passed) << dtype_name(dtype);
     ASSERT_EQ(r.tensors.size(), 1u);
     ASSERT_TRUE(r.tensors[0].accuracy.ulp.has_value());
@@ -139,7 +139,7 @@ TEST(GroupNormSiluVerification, SixteenBitOutputsRoundedOnceUseHalfAnUlp) {
     size_t at = 0;
     while (std::fabs(expected[at]) < 1.0) ++at;
     y[at] = static_cast<float>(y[at] + 8 * ulp_at(expected[at], dtype));
-    const VerificationResult bad = verify_outputs(ref, {y.data(), nullptr}, tol, 2);
+    const VerificationResult bad = verify_outputs(ref, OutputValues::of_y(y.data()), tol, 2);
     EXPECT_FALSE(bad.passed) << dtype_name(dtype);
     EXPECT_EQ(bad.violations, 1) << dtype_name(dtype);
   }
@@ -163,7 +163,7 @@ TEST(GroupNormSiluVerification, SiluOfAGroupNormOutputRoundedToTheDtypePasses) {
     }
     EXPECT_GT(changed_by_first_rounding, 0) << "the double rounding must differ somewhere";
     const VerificationResult r =
-        verify_outputs(ref, {y.data(), nullptr}, default_tolerance(dtype), 2);
+        verify_outputs(ref, OutputValues::of_y(y.data()), default_tolerance(dtype), 2);
     EXPECT_TRUE(r.passed) << dtype_name(dtype) << ": " << r.violations << " violations, worst "
                           << r.tensors[0].accuracy.tolerance_use << " of the tolerance";
   }

@@ -7,16 +7,20 @@ namespace normbench {
 namespace {
 
 TEST(Integrity, GuardDamageSaysWhereAndHowFar) {
-  EXPECT_FALSE(guard_failure({}, {}));
-  EXPECT_EQ(*guard_failure({0, 4, 0, 4}, {}),
+  auto y = [](GuardDamage d) { return std::vector<OutputGuard>{{"y", d}}; };
+  EXPECT_FALSE(guard_failure(y({}), {}));
+  EXPECT_EQ(*guard_failure(y({0, 4, 0, 4}), {}),
             "wrote outside its output: 4 bytes after it (up to 4 bytes past the end)");
-  EXPECT_EQ(*guard_failure({1, 0, 1, 0}, {}),
+  EXPECT_EQ(*guard_failure(y({1, 0, 1, 0}), {}),
             "wrote outside its output: 1 byte before it (up to 1 byte before the start)");
-  EXPECT_EQ(*guard_failure({8, 16, 4096, 64}, {}),
+  EXPECT_EQ(*guard_failure(y({8, 16, 4096, 64}), {}),
             "wrote outside its output: 8 bytes before it (up to 4096 bytes before the start) "
             "and 16 bytes after it (up to 64 bytes past the end)");
-  EXPECT_EQ(*guard_failure({}, {0, 4, 0, 4}),
+  EXPECT_EQ(*guard_failure(y({}), {0, 4, 0, 4}),
             "wrote outside its workspace: 4 bytes after it (up to 4 bytes past the end)");
+  // Every other output is named, the first damaged one in output order.
+  EXPECT_EQ(*guard_failure({{"dx", {}}, {"dweight", {0, 2, 0, 2}}, {"dbias", {2, 0, 2, 0}}}, {}),
+            "wrote outside its output dweight: 2 bytes after it (up to 2 bytes past the end)");
 }
 
 TEST(Integrity, EscapedWorkAboveTheLimitFails) {

@@ -15,6 +15,12 @@ namespace {
 
 using testing::expected_all;
 
+OutputValues y_and_s(const std::vector<float>& y, const std::vector<float>& s) {
+  OutputValues v = OutputValues::of_y(y.data());
+  v[Output::sum] = s.data();
+  return v;
+}
+
 TEST(ModernReference, RmsNormDividesByTheRootMeanSquare) {
   const ProblemShape p = make_problem_shape(Op::rms_norm, {2, 4}, {4}, 0, 1e-5, 1.0, true);
   const std::vector<float> x = {1, 2, 3, 4, -1, 1, -1, 1};
@@ -79,25 +85,25 @@ TEST(ModernVerification, BothOutputsAreCheckedAndViolationsNamed) {
     y[i] = static_cast<float>(ey[i]);
     s[i] = static_cast<float>(c.rounded_s[i]);  // s as a bfloat16 kernel writes it
   }
-  const VerificationResult good = verify_outputs(c.reference, {y.data(), s.data()}, tol, 1);
+  const VerificationResult good = verify_outputs(c.reference, y_and_s(y, s), tol, 1);
   EXPECT_TRUE(good.passed);
   EXPECT_EQ(good.checked, 8);
   ASSERT_EQ(good.tensors.size(), 2u);
   EXPECT_EQ(good.tensors[1].tensor, "s");
 
   s[1] = 0.5f;  // 0.5 where x + residual is 0
-  const VerificationResult bad = verify_outputs(c.reference, {y.data(), s.data()}, tol, 1);
+  const VerificationResult bad = verify_outputs(c.reference, y_and_s(y, s), tol, 1);
   EXPECT_FALSE(bad.passed);
   EXPECT_EQ(bad.violations, 1);
   ASSERT_EQ(bad.first_mismatches.size(), 1u);
   EXPECT_EQ(bad.first_mismatches[0].tensor, "s");
   EXPECT_EQ(bad.first_mismatches[0].index, 1);
-  EXPECT_EQ(violation_text(bad, tol),
+  EXPECT_EQ(violation_text(bad),
             "s: 1 of 4 elements outside |s - ref| <= 0.0078125 + 0.0078125 * |ref|");
 
   y[3] = NAN;  // and y, NaN: both named, in output order
-  const VerificationResult worse = verify_outputs(c.reference, {y.data(), s.data()}, tol, 1);
-  EXPECT_EQ(violation_text(worse, tol),
+  const VerificationResult worse = verify_outputs(c.reference, y_and_s(y, s), tol, 1);
+  EXPECT_EQ(violation_text(worse),
             "y: 1 of 4 elements outside |y - ref| <= 0.0078125 + 0.0078125 * |ref| (1 NaN/Inf); "
             "s: 1 of 4 elements outside |s - ref| <= 0.0078125 + 0.0078125 * |ref|");
   EXPECT_EQ(worse.first_mismatches[0].tensor, "y");
@@ -109,8 +115,8 @@ TEST(ModernVerification, OneOutputKeepsTheFamiliarMessage) {
   const NormalizationReference ref(p, {x.data(), nullptr, nullptr, nullptr}, 1);
   std::vector<float> y = {0, 0, 0, 0};
   const Tolerance tol;
-  const VerificationResult r = verify_outputs(ref, {y.data(), nullptr}, tol, 1);
-  EXPECT_EQ(violation_text(r, tol), "4 of 4 elements outside |y - ref| <= 1e-05 + 1e-05 * |ref|");
+  const VerificationResult r = verify_outputs(ref, OutputValues::of_y(y.data()), tol, 1);
+  EXPECT_EQ(violation_text(r), "4 of 4 elements outside |y - ref| <= 1e-05 + 1e-05 * |ref|");
 }
 
 }  // namespace

@@ -291,7 +291,7 @@ TEST(CompareAccuracy, AKernelUsingClearlyMoreOfItsToleranceIsWorthALineAtTheSame
   const auto t = samples_around(1.0, 0.002);
   auto with_use = [&](const std::string& id, double use) {
     LoadedKernel k = kernel(id, "passed", t);
-    k.accuracy.push_back({"y", use, std::nullopt, std::nullopt, std::nullopt});
+    k.accuracy.push_back({"y", use, std::nullopt, std::nullopt, std::nullopt, std::nullopt});
     return k;
   };
   const LoadedReport base = report({{"P", {with_use("worse", 0.12), with_use("noise", 0.12)}}});

@@ -69,21 +69,21 @@ TEST(SharedLayout, SlotsFollowTheElementTypesAndOutputs) {
   const ProblemShape rms = make_problem_shape(Op::add_rms_norm, {4, 6}, {6}, 0, 1e-6, 1.0, true,
                                               {DType::bfloat16, DType::float32});
   const SharedLayout l = shared_layout(rms);
-  EXPECT_EQ(l.x.bytes, 48u);
-  EXPECT_EQ(l.residual.bytes, 48u);
-  EXPECT_EQ(l.weight.bytes, 24u);  // float32 weight
-  EXPECT_EQ(l.bias.bytes, 0u);     // RMSNorm has none
-  EXPECT_EQ(l.y.bytes, 48u);
-  EXPECT_EQ(l.sum.bytes, 48u);
-  EXPECT_EQ(l.sample_sum.bytes, 48u);
-  EXPECT_EQ(l.sum.offset % 4096, 0u);
+  EXPECT_EQ(l.input(Input::x).bytes, 48u);
+  EXPECT_EQ(l.input(Input::residual).bytes, 48u);
+  EXPECT_EQ(l.input(Input::weight).bytes, 24u);  // float32 weight
+  EXPECT_EQ(l.input(Input::bias).bytes, 0u);     // RMSNorm has none
+  EXPECT_EQ(l.output(Output::y).bytes, 48u);
+  EXPECT_EQ(l.output(Output::sum).bytes, 48u);
+  EXPECT_EQ(l.sample(Output::sum).bytes, 48u);
+  EXPECT_EQ(l.output(Output::sum).offset % 4096, 0u);
 
   const ProblemShape ln = make_problem_shape(Op::layer_norm, {4, 6}, {6}, 0, 1e-5, 1.0, true);
   const SharedLayout classic = shared_layout(ln);
-  EXPECT_EQ(classic.x.bytes, 96u);
-  EXPECT_EQ(classic.residual.bytes, 0u);
-  EXPECT_EQ(classic.bias.bytes, 24u);
-  EXPECT_EQ(classic.sum.bytes, 0u);
+  EXPECT_EQ(classic.input(Input::x).bytes, 96u);
+  EXPECT_EQ(classic.input(Input::residual).bytes, 0u);
+  EXPECT_EQ(classic.input(Input::bias).bytes, 24u);
+  EXPECT_EQ(classic.output(Output::sum).bytes, 0u);
 }
 
 TEST(ProblemShapeFormat, BytesCountElementSizes) {

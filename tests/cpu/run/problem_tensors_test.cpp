@@ -24,16 +24,19 @@ TEST(ProblemTensors, ClassicInputsAreTheSharedSlotsThemselves) {
   std::vector<char> shared(shared_layout(p.shape).end);
   ProblemTensors tensors(p.shape, shared.data());
   const SharedLayout l = shared_layout(p.shape);
-  EXPECT_EQ(reinterpret_cast<char*>(tensors.inputs().x.begin()), shared.data() + l.x.offset);
-  EXPECT_EQ(reinterpret_cast<char*>(tensors.inputs().bias.begin()), shared.data() + l.bias.offset);
+  EXPECT_EQ(reinterpret_cast<char*>(tensors.inputs().x.begin()),
+            shared.data() + l.input(Input::x).offset);
+  EXPECT_EQ(reinterpret_cast<char*>(tensors.inputs().bias.begin()),
+            shared.data() + l.input(Input::bias).offset);
   fill_inputs(p, 42, tensors.inputs(), 1);
-  EXPECT_EQ(reinterpret_cast<char*>(tensors.inputs().x.begin()), shared.data() + l.x.offset)
+  EXPECT_EQ(reinterpret_cast<char*>(tensors.inputs().x.begin()),
+            shared.data() + l.input(Input::x).offset)
       << "fill_inputs must reuse the views";
   // The worker's y slot is what verification reads.
-  reinterpret_cast<float*>(shared.data() + l.y.offset)[3] = 1.5f;
+  reinterpret_cast<float*>(shared.data() + l.output(Output::y).offset)[3] = 1.5f;
   const OutputValues out = tensors.decode_outputs(ProblemTensors::Slots::launch, 1);
-  EXPECT_EQ(out.y[3], 1.5f);
-  EXPECT_EQ(out.sum, nullptr);
+  EXPECT_EQ(out[Output::y][3], 1.5f);
+  EXPECT_EQ(out[Output::sum], nullptr);
 }
 
 TEST(ProblemTensors, LowPrecisionInputsAreEncodedAndOutputsDecoded) {
@@ -44,8 +47,9 @@ TEST(ProblemTensors, LowPrecisionInputsAreEncodedAndOutputsDecoded) {
   ProblemTensors tensors(p.shape, shared.data());
   fill_inputs(p, 7, tensors.inputs(), 1);
   tensors.encode_inputs(1);
-  const auto* x_bits = reinterpret_cast<const uint16_t*>(shared.data() + l.x.offset);
-  const auto* r_bits = reinterpret_cast<const uint16_t*>(shared.data() + l.residual.offset);
+  const auto* x_bits = reinterpret_cast<const uint16_t*>(shared.data() + l.input(Input::x).offset);
+  const auto* r_bits =
+      reinterpret_cast<const uint16_t*>(shared.data() + l.input(Input::residual).offset);
   for (int64_t i = 0; i < p.shape.num_elements; ++i) {
     EXPECT_EQ(bfloat16_value(x_bits[i]), tensors.inputs().x.begin()[i]);
     EXPECT_EQ(bfloat16_value(r_bits[i]), tensors.inputs().residual.begin()[i]);
@@ -55,13 +59,13 @@ TEST(ProblemTensors, LowPrecisionInputsAreEncodedAndOutputsDecoded) {
   EXPECT_NE(ref.residual, nullptr);
   EXPECT_EQ(ref.bias, nullptr);
 
-  auto* y_bits = reinterpret_cast<uint16_t*>(shared.data() + l.sample_y.offset);
-  auto* s_bits = reinterpret_cast<uint16_t*>(shared.data() + l.sample_sum.offset);
+  auto* y_bits = reinterpret_cast<uint16_t*>(shared.data() + l.sample(Output::y).offset);
+  auto* s_bits = reinterpret_cast<uint16_t*>(shared.data() + l.sample(Output::sum).offset);
   y_bits[5] = bfloat16_bits(-2.5f);
   s_bits[6] = bfloat16_bits(0.125f);
   const OutputValues out = tensors.decode_outputs(ProblemTensors::Slots::sample, 1);
-  EXPECT_EQ(out.y[5], -2.5f);
-  EXPECT_EQ(out.sum[6], 0.125f);
+  EXPECT_EQ(out[Output::y][5], -2.5f);
+  EXPECT_EQ(out[Output::sum][6], 0.125f);
   EXPECT_EQ(tensors.output(Output::sum, ProblemTensors::Slots::sample).begin()[6], 0.125f);
 }
 
@@ -72,12 +76,13 @@ TEST(ProblemTensors, ChannelsLastOutputsAreReadInTheLogicalOrder) {
   std::vector<char> shared(l.end);
   ProblemTensors tensors(p.shape, shared.data());
   // Logical y[0][c][s] at memory s * 4 + c.
-  auto* y_bits = reinterpret_cast<uint16_t*>(shared.data() + l.y.offset);
+  auto* y_bits = reinterpret_cast<uint16_t*>(shared.data() + l.output(Output::y).offset);
   for (int s = 0; s < 3; ++s)
     for (int c = 0; c < 4; ++c) y_bits[s * 4 + c] = float16_bits(static_cast<float>(10 * c + s));
   const OutputValues out = tensors.decode_outputs(ProblemTensors::Slots::launch, 1);
   for (int c = 0; c < 4; ++c)
-    for (int s = 0; s < 3; ++s) EXPECT_EQ(out.y[c * 3 + s], static_cast<float>(10 * c + s));
+    for (int s = 0; s < 3; ++s)
+      EXPECT_EQ(out[Output::y][c * 3 + s], static_cast<float>(10 * c + s));
 }
 
 TEST(ProblemTensors, HostBytesCountTheCopies) {

@@ -1,0 +1,9 @@
+// rms_norm_backward.default: the rule list of kernels/dispatch.hpp for rms_norm's gradients. Faster
+// variants go before the baseline, each with the condition under which it wins. Supports every
+// shape and format.
+#include "kernels/dispatch.hpp"
+
+namespace normbench::kernels {
+NORMBENCH_REGISTER_KERNEL(make_dispatch_variant(Op::rms_norm_backward, "rms_norm_backward.default",
+                                                {{"rms_norm_backward.naive", "", nullptr}}));
+}  // namespace normbench::kernels
