@@ -20,6 +20,7 @@
 #include "app/util/file_safe_name.hpp"
 #include "app/util/shown_text.hpp"
 #include "app/util/text_file.hpp"
+#include "kernels/tensor_roles.hpp"
 
 namespace normbench {
 
@@ -97,19 +98,27 @@ std::string torch_form(Op op) {
       return "x / sqrt(mean(x^2, dim=1) + eps), in float32";
     case Op::group_norm_silu:
       return "silu(group_norm(x))";
+    case Op::layer_norm_backward:
+      return "aten.native_layer_norm_backward";
+    case Op::rms_norm_backward:
+      return "aten._fused_rms_norm_backward, or its formula";
+    case Op::group_norm_backward:
+      return "aten.native_group_norm_backward";
     default:
       return std::string(op_name(op));
   }
 }
 
-json param_shape(const ProblemShape& p) {
-  if (p.per_channel_params()) return json::array({p.channels});
-  return p.normalized_shape;
-}
-
 // The problem as the bridge (and a --python function) sees it.
 json problem_json(const ProblemShape& p) {
+  json inputs = json::array(), outputs = json::array();
+  for (Input input : problem_inputs(p)) inputs.push_back(input_name(input));
+  for (Output output : problem_outputs(p)) outputs.push_back(output_name(output));
   return {
+      {"backward", p.is_backward()},
+      {"inputs", inputs},
+      {"outputs", outputs},
+      {"stat_shape", tensor_shape(p, TensorKind::statistics)},
       {"op", op_name(p.op)},
       {"shape", p.shape},
       {"normalized_shape", p.normalized_shape.empty() ? json(nullptr) : json(p.normalized_shape)},
@@ -138,6 +147,11 @@ json launch_request(int64_t handle, const KernelArgs& a) {
           {"bias", address(a.bias)},
           {"y", address(a.y)},
           {"sum", address(a.sum)},
+          {"dy", address(a.dy)},
+          {"mean", address(a.mean)},
+          {"rstd", address(a.rstd)},
+          {"grad_weight", address(a.grad_weight)},
+          {"grad_bias", address(a.grad_bias)},
           {"stream", address(a.stream)}};
 }
 
@@ -267,12 +281,14 @@ std::vector<KernelVariant> python_candidates(const PythonCandidateOptions& o) {
     for (Op op : kAllOps) {
       std::string description;
       const std::string kind = c.spec.at("kind");
+      // The forward ops through torch.nn.functional, the backward ops through aten's own.
+      const std::string form =
+          is_backward(op) ? torch_form(op) : "torch.nn.functional (" + torch_form(op) + ")";
       if (kind == "torch.eager")
-        description = "PyTorch eager: torch.nn.functional (" + torch_form(op) + ")" + with;
+        description = "PyTorch eager: " + form + with;
       else if (kind == "torch.compile")
-        description = "torch.compile (mode " + o.compile_mode +
-                      ", fullgraph, static shapes) of torch.nn.functional (" + torch_form(op) +
-                      ")" + with;
+        description = "torch.compile (mode " + o.compile_mode + ", fullgraph, static shapes) of " +
+                      form + with;
       else if (kind == "python")
         description = "Python function " + c.origin + with;
       else

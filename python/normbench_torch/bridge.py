@@ -4,16 +4,19 @@ returning one; nothing here raises into the worker (an exception comes back as {
 
   plan     {candidate, problem, device}  -> {handle, in_place} | {unsupported} | {error}
            builds the candidate for the problem (imports, builds extensions, compiles: untimed)
-  launch   {handle, x, residual, weight, bias, y, sum, stream} -> {} | {error}
+  launch   {handle, x, residual, weight, bias, y, sum, dy, mean, rstd, grad_weight, grad_bias,
+            stream} -> {} | {error}
            one call of the candidate on normbench's buffers (device addresses) with the given
            stream current: what normbench times
   finish   (as launch) -> {} | {error}
            after the timed region, on the same stream: a returned output is copied into
-           normbench's guarded y (and s), converting its memory format if it differs
+           normbench's guarded one (y, s; a backward op's dx, dweight, dbias), converting its
+           memory format if it differs
 
-Tensors are normbench's own memory, viewed through __cuda_array_interface__ (no copy): x in
-the problem's layout, weight and bias in its parameter dtype. The views are made once per set
-of addresses, so that a timed call pays for nothing but the candidate.
+Tensors are normbench's own memory, viewed through __cuda_array_interface__ (no copy): x, dy
+and the outputs of x's shape in the problem's layout, weight, bias, dweight and dbias in its
+parameter dtype, mean and rstd float32 of the statistics' shape. The views are made once per
+set of addresses, so that a timed call pays for nothing but the candidate.
 """
 
 # Bound here, not looked up per call: a submission that patches json.dumps or replaces
@@ -66,6 +69,23 @@ class _View:
 
 _TYPESTR = {"float32": "<f4", "float16": "<f2", "bfloat16": "<i2"}  # bfloat16: viewed after
 _BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
+
+# Every tensor a launch may name: the request's key for its address and what kind it is (x's
+# shape, dtype and layout; the parameters'; the statistics'). A backward op's dx is in y.
+TENSORS = {"x": ("x", "data"), "residual": ("residual", "data"), "weight": ("weight", "params"),
+           "bias": ("bias", "params"), "dy": ("dy", "data"), "mean": ("mean", "statistics"),
+           "rstd": ("rstd", "statistics"), "y": ("y", "data"), "s": ("sum", "data"),
+           "dx": ("y", "data"), "dweight": ("grad_weight", "params"),
+           "dbias": ("grad_bias", "params")}
+
+
+def tensor_format(p, kind):
+    """(shape, dtype, channels_last) of a tensor of `kind` of problem p."""
+    if kind == "data":
+        return p["shape"], p["dtype"], p["layout"] == "nhwc"
+    if kind == "params":
+        return p["param_shape"], p["param_dtype"], False
+    return p["stat_shape"], "float32", False
 
 
 def element_strides(shape, channels_last):
@@ -171,18 +191,19 @@ class _Prepared:
         self.result = None
 
     def _views(self, r):
-        p, torch = self.p, self.torch
-        channels_last = p["layout"] == "nhwc"
-        data = lambda a: view(torch, a, p["shape"], p["dtype"], channels_last, self.device)
-        param = lambda a: view(torch, a, p["param_shape"], p["param_dtype"], False, self.device)
-        return (data(r["x"]), param(r["weight"]), param(r["bias"]), data(r["residual"]),
-                data(r["y"]), data(r["sum"]))
+        """Every tensor of the problem, by name (TENSORS), over the request's addresses."""
+        views = {}
+        for name in self.p["inputs"] + self.p["outputs"]:
+            key, kind = TENSORS[name]
+            shape, dtype, channels_last = tensor_format(self.p, kind)
+            views[name] = view(self.torch, r[key], shape, dtype, channels_last, self.device)
+        return views
 
     def _bind(self, r):
-        addresses = tuple(r[k] for k in ("x", "weight", "bias", "residual", "y", "sum"))
+        addresses = tuple(r.get(TENSORS[n][0], 0) for n in self.p["inputs"] + self.p["outputs"])
         if addresses != self.addresses:
             self.tensors = self._views(r)
-            self.built.bind(self.tensors[1], self.tensors[2])
+            self.built.bind(self.tensors.get("weight"), self.tensors.get("bias"))
             self.addresses = addresses
 
     def _stream(self, address):
@@ -208,13 +229,11 @@ class _Prepared:
             keep.append(buffer)
             return buffer.data_ptr()
 
-        has = {"x": True, "weight": p["affine"], "bias": p["has_bias"],
-               "residual": p["has_residual"], "y": True, "sum": p["has_residual"]}
-        r = {}
-        for name, present in has.items():
-            params = name in ("weight", "bias")
-            shape = p["param_shape"] if params else p["shape"]
-            r[name] = scratch(shape, p["param_dtype"] if params else p["dtype"]) if present else 0
+        r = {key: 0 for key, _ in TENSORS.values()}
+        for name in p["inputs"] + p["outputs"]:
+            key, kind = TENSORS[name]
+            shape, dtype, _ = tensor_format(p, kind)
+            r[key] = scratch(shape, dtype)
         r["stream"] = torch.cuda.current_stream(self.device).cuda_stream
         self.launch(r)
         self.result = None
@@ -235,37 +254,48 @@ class _Prepared:
             # graph: normbench times inference.
             with self.torch.cuda.stream(given), self.torch.no_grad():
                 self._bind(r)
-                x, w, b, residual, y, s = self.tensors
-                out = self.built.call(x, w, b, residual, (y, s) if self.p["has_residual"] else y)
+                out = self._call(self.tensors)
         finally:
             given.wait_stream(legacy)
         if not self.built.in_place:
             self.result = self._checked(out)
         return {}
 
+    def _call(self, t):
+        """The built candidate on the views: a forward op's call(x, weight, bias, residual, out),
+        a backward op's call(x, dy, weight, mean, rstd, out), out its output views (one tensor,
+        or a tuple where there are several)."""
+        outs = tuple(t[name] for name in self.p["outputs"])
+        out = outs if len(outs) > 1 else outs[0]
+        if self.p["backward"]:
+            return self.built.call(t["x"], t["dy"], t.get("weight"), t.get("mean"), t["rstd"], out)
+        return self.built.call(t["x"], t.get("weight"), t.get("bias"), t.get("residual"), out)
+
     def _checked(self, out):
-        """The returned output(s), which finish copies: y, or (y, s) for add_rms_norm, each of
-        x's logical shape and dtype on normbench's device."""
+        """The returned output(s), which finish copies: y, (y, s) for add_rms_norm, or a backward
+        op's (dx, dweight, dbias) (those it has), each of its tensor's logical shape and dtype on
+        normbench's device."""
         torch, p = self.torch, self.p
-        names = ("y", "s") if p["has_residual"] else ("y",)
-        if p["has_residual"]:
+        names = p["outputs"]
+        if len(names) > 1:
             # Counted after tuple(): a tuple subclass may say it holds two and yield one.
             outs = tuple(out) if isinstance(out, (tuple, list)) else None
-            if outs is None or len(outs) != 2:
-                raise CandidateError("returned %s%s; add_rms_norm candidates return (y, s)" % (
-                    type(out).__name__, "" if outs is None else " of %d" % len(outs)))
+            if outs is None or len(outs) != len(names):
+                raise CandidateError("returned %s%s; %s candidates return (%s)" % (
+                    type(out).__name__, "" if outs is None else " of %d" % len(outs), p["op"],
+                    ", ".join(names)))
         else:
             outs = (out,)
-        dtype = torch_dtype(torch, p["dtype"])
         for name, t in zip(names, outs):
+            shape, dtype_name, _ = tensor_format(p, TENSORS[name][1])
             if not isinstance(t, torch.Tensor):
                 raise CandidateError("returned %s for %s, not a tensor" % (type(t).__name__, name))
-            if list(t.shape) != list(p["shape"]):
+            if list(t.shape) != list(shape):
                 raise CandidateError("returned %s of shape %s; the problem's is %s"
-                                     % (name, list(t.shape), list(p["shape"])))
-            if t.dtype != dtype:
+                                     % (name, list(t.shape), list(shape)))
+            if t.dtype != torch_dtype(torch, dtype_name):
                 raise CandidateError("returned %s of dtype %s; the problem's is %s"
-                                     % (name, str(t.dtype).replace("torch.", ""), p["dtype"]))
+                                     % (name, str(t.dtype).replace("torch.", ""), dtype_name))
             if t.device != self.device:
                 raise CandidateError("returned %s on %s; the problem runs on %s"
                                      % (name, t.device, self.device))
@@ -274,9 +304,8 @@ class _Prepared:
     def finish(self, r):
         if self.result is None:
             raise CandidateError("finish without a launch's output")
-        _, _, _, _, y, s = self.tensors
         with self.torch.cuda.stream(self._stream(r["stream"])), self.torch.no_grad():
-            for target, out in zip((y, s), self.result):
-                target.copy_(out)
+            for name, out in zip(self.p["outputs"], self.result):
+                self.tensors[name].copy_(out)
         self.result = None
         return {}

@@ -4,7 +4,8 @@
                       as gelu(layer_norm(x), approximate='none') * scale; add_rms_norm as
                       s = x + residual; y = rms_norm(s), returning (y, s); channel_rms_norm as
                       KernelBench's x / sqrt(mean(x^2, dim=1) + eps) (in float32 for 16-bit x);
-                      group_norm_silu as silu(group_norm(x)), as diffusion UNets run it
+                      group_norm_silu as silu(group_norm(x)), as diffusion UNets run it; the
+                      backward ops by PyTorch's own backward kernels (backward_function)
   torch.compile       torch.compile of the same function (dynamic=False, fullgraph=True)
   python.<m>.<f>      --python module:function, called as function(x, weight, bias, problem)
                       with torch tensors on the GPU (weight None when not affine, bias None
@@ -13,6 +14,9 @@
                       add_rms_norm: function(x, weight, bias, problem, residual=r) returns (y, s).
                       A function with a parameter named `out` is given normbench's output
                       instead (y, or (y, s) for add_rms_norm), writes it and returns nothing.
+                      A backward op's: function(x, dy, weight, mean, rstd, problem) returning
+                      its outputs (dx, dweight, dbias: those of problem["outputs"]) as a tuple,
+                      or writing the tuple `out`; mean is None for rms_norm_backward.
   kernelbench.<stem>  --kernelbench FILE.py: a KernelBench-style ModelNew (kernelbench.py)
 
 A candidate that cannot take a problem says why (NotSupported: status not_supported); one that
@@ -77,7 +81,8 @@ def torch_dtype(torch, name):
 
 class Built:
     """A candidate built for one problem. call(x, weight, bias, residual, out) returns y or
-    (y, s), or writes `out` (y or (y, s)) when in_place."""
+    (y, s), or writes `out` (y or (y, s)) when in_place; a backward op's call(x, dy, weight,
+    mean, rstd, out) returns or writes the tuple of its outputs."""
 
     def __init__(self, call, in_place=False, bind=None):
         self.call = call
@@ -161,6 +166,9 @@ def refused_dtypes(p, e):
 
 
 def torch_eager(torch, p):
+    if p["backward"]:
+        fn = backward_function(torch, p)
+        return Built(lambda x, dy, w, mean, rstd, out: fn(x, dy, w, mean, rstd))
     fn = in_dtype_of_x(op_function(p))
     return Built(lambda x, w, b, r, out: fn(x, w, b, r))
 
@@ -168,8 +176,85 @@ def torch_eager(torch, p):
 def torch_compile(torch, p, mode):
     import torch._dynamo
     torch._dynamo.reset()  # a fresh cache per problem: no recompile limit across problems
-    fn = torch.compile(in_dtype_of_x(op_function(p)), mode=mode, dynamic=False, fullgraph=True)
+    compiled = lambda f: torch.compile(f, mode=mode, dynamic=False, fullgraph=True)
+    if p["backward"]:
+        fn = compiled(backward_function(torch, p))
+        return Built(lambda x, dy, w, mean, rstd, out: fn(x, dy, w, mean, rstd))
+    fn = compiled(in_dtype_of_x(op_function(p)))
     return Built(lambda x, w, b, r, out: fn(x, w, b, r))
+
+
+def _outputs(p, dx, dweight, dbias):
+    """The outputs the problem has, in its order (dx; dweight when affine; dbias with a bias)."""
+    return tuple(t for name, t in (("dx", dx), ("dweight", dweight), ("dbias", dbias))
+                 if name in p["outputs"])
+
+
+def _stat_view_shape(p):
+    """The shape PyTorch's layer_norm and rms_norm give their saved statistics: the dims before
+    normalized_shape, then a 1 for each normalized dim (normbench's are the leading dims)."""
+    axis = len(p["shape"]) - len(p["normalized_shape"])
+    return list(p["shape"][:axis]) + [1] * len(p["normalized_shape"])
+
+
+def backward_function(torch, p):
+    """The backward op by PyTorch's own backward kernels, f(x, dy, weight, mean, rstd) -> the
+    problem's outputs: aten.native_layer_norm_backward, aten.native_group_norm_backward and
+    aten._fused_rms_norm_backward (where this PyTorch has it; else RMSNorm's gradient formula in
+    torch ops). The float32 statistics are viewed as PyTorch's forward returns them; its CUDA
+    GroupNorm reads them, and x and dy, in the data's type and NCHW order, so they are converted
+    inside the call, as a training step would hand them over."""
+    op, affine, bias = p["op"], p["affine"], p["has_bias"]
+    if op == "layer_norm_backward":
+        shape, keep = list(p["normalized_shape"]), _stat_view_shape(p)
+        # Only its shape and dtype are read, to make dbias.
+        bias_like = torch.empty(p["param_shape"], dtype=torch_dtype(torch, p["param_dtype"]),
+                                device="cuda") if bias else None
+
+        def layer_norm_backward(x, dy, w, mean, rstd):
+            dx, dw, db = torch.ops.aten.native_layer_norm_backward(
+                dy, x, shape, mean.view(keep), rstd.view(keep), w, bias_like, [True, affine, bias])
+            return _outputs(p, dx, dw, db)
+        return layer_norm_backward
+    if op == "group_norm_backward":
+        n, c, groups = p["shape"][0], p["shape"][1], p["groups"]
+        spatial = 1
+        for extent in p["shape"][2:]:
+            spatial *= extent
+
+        def group_norm_backward(x, dy, w, mean, rstd):
+            dx, dw, db = torch.ops.aten.native_group_norm_backward(
+                dy.contiguous(), x.contiguous(), mean.to(x.dtype), rstd.to(x.dtype), w, n, c,
+                spatial, groups, [True, affine, bias])
+            return _outputs(p, dx, dw, db)
+        return group_norm_backward
+    if op == "rms_norm_backward":
+        return rms_norm_backward(torch, p)
+    raise NotSupported("PyTorch has no backward op for %s" % op)
+
+
+def rms_norm_backward(torch, p):
+    shape, keep, affine = list(p["normalized_shape"]), _stat_view_shape(p), p["affine"]
+    fused = getattr(torch.ops.aten, "_fused_rms_norm_backward", None)
+    if fused is not None:
+        def fused_backward(x, dy, w, mean, rstd):
+            dx, dw = fused(dy, x, shape, rstd.view(keep), w, [True, affine])
+            return _outputs(p, dx, dw, None)
+        return fused_backward
+    normalized = tuple(range(-len(shape), 0))
+    rows = tuple(range(len(p["shape"]) - len(shape)))
+
+    def formula(x, dy, w, mean, rstd):
+        # dx = rstd (g - xhat mean(g xhat)), g = dy w, xhat = x rstd; dweight = sum dy xhat.
+        r = rstd.view(keep)
+        xhat, grad = x.float() * r, dy.float()
+        g = grad * w.float() if w is not None else grad
+        dx = (r * (g - xhat * (g * xhat).mean(dim=normalized, keepdim=True))).to(x.dtype)
+        if not affine:
+            return (dx,)
+        dw = (grad * xhat).sum(dim=rows) if rows else grad * xhat
+        return dx, dw.to(w.dtype)
+    return formula
 
 
 def import_callable(spec):
@@ -190,7 +275,7 @@ def callable_problem(p):
     """The problem as a function sees it: a fresh dict each problem (a function that changes it
     changes nothing here)."""
     keys = ("op", "shape", "normalized_shape", "groups", "eps", "scale", "affine", "has_bias",
-            "dtype", "param_dtype", "layout")
+            "dtype", "param_dtype", "layout", "outputs")
     return {k: (list(p[k]) if isinstance(p[k], list) else p[k]) for k in keys}
 
 
@@ -200,6 +285,11 @@ def python_function(fn, p):
         in_place = "out" in inspect.signature(fn).parameters
     except (TypeError, ValueError):  # a builtin without a signature
         in_place = False
+    if p["backward"]:
+        if in_place:
+            return Built(lambda x, dy, w, mean, rstd, out: fn(x, dy, w, mean, rstd, problem,
+                                                             out=out), True)
+        return Built(lambda x, dy, w, mean, rstd, out: fn(x, dy, w, mean, rstd, problem))
     if p["has_residual"]:
         if in_place:
             return Built(lambda x, w, b, r, out: fn(x, w, b, problem, residual=r, out=out), True)

@@ -19,7 +19,8 @@ def problem(**over):
     p = {"op": "layer_norm", "shape": [4, 64], "normalized_shape": [64], "groups": None,
          "channels": 0, "eps": 1e-5, "scale": 1.0, "affine": True, "has_bias": True,
          "has_residual": False, "dtype": "float32", "param_dtype": "float32", "layout": "nchw",
-         "param_shape": [64]}
+         "param_shape": [64], "backward": False, "inputs": ["x", "weight", "bias"],
+         "outputs": ["y"], "stat_shape": [4]}
     p.update(over)
     return p
 
@@ -30,6 +31,9 @@ INSTANCE = dict(GROUP, groups=8, affine=False, has_bias=False)
 CHANNEL_RMS = problem(op="channel_rms_norm", shape=[2, 8, 4, 4], normalized_shape=None,
                       channels=8, affine=False, has_bias=False, param_shape=[8])
 GROUP_SILU = dict(GROUP, op="group_norm_silu")
+LAYER_NORM_BACKWARD = problem(op="layer_norm_backward", backward=True, shape=[2, 3, 64],
+                              stat_shape=[2, 3], inputs=["x", "weight", "dy", "mean", "rstd"],
+                              outputs=["dx", "dweight", "dbias"])
 
 
 class Strides(unittest.TestCase):
@@ -165,6 +169,30 @@ class Functions(unittest.TestCase):
         self.assertFalse(built.in_place)
         self.assertEqual(built.call("x", "w", "b", None, "Y"), "y")
 
+    def test_a_backward_function_gets_the_gradients_inputs_and_returns_its_outputs(self):
+        seen = {}
+
+        def writes(x, dy, w, mean, rstd, problem, out=None):
+            seen["args"] = (x, dy, w, mean, rstd, problem["op"], problem["outputs"])
+            seen["out"] = out
+
+        def returns(x, dy, w, mean, rstd, problem):
+            return ("dx", "dweight", "dbias")
+
+        built = candidates.python_function(writes, LAYER_NORM_BACKWARD)
+        self.assertTrue(built.in_place)
+        built.call("x", "dy", "w", "mean", "rstd", ("DX", "DW", "DB"))
+        self.assertEqual(seen["args"], ("x", "dy", "w", "mean", "rstd", "layer_norm_backward",
+                                        ["dx", "dweight", "dbias"]))
+        self.assertEqual(seen["out"], ("DX", "DW", "DB"))
+        built = candidates.python_function(returns, LAYER_NORM_BACKWARD)
+        self.assertEqual(built.call("x", "dy", "w", "mean", "rstd", None),
+                         ("dx", "dweight", "dbias"))
+
+    def test_the_kernelbench_adapter_takes_no_backward_op(self):
+        with self.assertRaisesRegex(NotSupported, "the problem is layer_norm_backward"):
+            kernelbench.kernelbench_arguments([("normalized_shape", False)], LAYER_NORM_BACKWARD)
+
     def test_the_problem_a_function_sees_is_its_own_copy(self):
         p = problem()
         seen = candidates.callable_problem(p)
@@ -220,12 +248,80 @@ class FakeTorch:
         self.no_grad = NoGrad
 
 
+class BackwardForms(unittest.TestCase):
+    """backward_function's calls of aten's backward ops, on a torch that records them."""
+
+    def forms(self, p, fused_rms=True):
+        calls = []
+        aten = types.SimpleNamespace(
+            native_layer_norm_backward=lambda *a: calls.append(("layer_norm", a)) or ("dx", "dw", "db"),
+            native_group_norm_backward=lambda *a: calls.append(("group_norm", a)) or ("dx", "dw", "db"))
+        if fused_rms:
+            aten._fused_rms_norm_backward = lambda *a: calls.append(("rms", a)) or ("dx", "dw")
+        torch = types.SimpleNamespace(ops=types.SimpleNamespace(aten=aten), float32="f32",
+                                      bfloat16="bf16", float16="f16",
+                                      empty=lambda shape, dtype, device: ("bias_like", shape))
+        return candidates.backward_function(torch, p), calls
+
+    class Tensor:
+        dtype = "bf16"
+
+        def __init__(self, name):
+            self.name = name
+
+        def view(self, shape):
+            return (self.name, "viewed", list(shape))
+
+        def to(self, dtype):
+            return (self.name, "as", dtype)
+
+        def contiguous(self):
+            return (self.name, "contiguous")
+
+    def test_layer_norm_keeps_the_normalized_dims_of_the_statistics(self):
+        f, calls = self.forms(LAYER_NORM_BACKWARD)
+        T = self.Tensor
+        self.assertEqual(f(T("x"), T("dy"), "w", T("mean"), T("rstd")), ("dx", "dw", "db"))
+        (name, a), = calls
+        self.assertEqual(name, "layer_norm")
+        self.assertEqual(a[2:], ([64], ("mean", "viewed", [2, 3, 1]), ("rstd", "viewed", [2, 3, 1]),
+                                 "w", ("bias_like", [64]), [True, True, True]))
+        no_bias = dict(LAYER_NORM_BACKWARD, has_bias=False, outputs=["dx", "dweight"])
+        f, calls = self.forms(no_bias)
+        self.assertEqual(f(T("x"), T("dy"), "w", T("mean"), T("rstd")), ("dx", "dw"))
+        self.assertEqual(calls[0][1][6:], (None, [True, True, False]))
+
+    def test_group_norm_gets_its_statistics_in_the_datas_type_and_nchw_tensors(self):
+        p = dict(GROUP, op="group_norm_backward", backward=True, stat_shape=[2, 2],
+                 outputs=["dx", "dweight", "dbias"])
+        f, calls = self.forms(p)
+        T = self.Tensor
+        f(T("x"), T("dy"), "w", T("mean"), T("rstd"))
+        (name, a), = calls
+        self.assertEqual(a, (("dy", "contiguous"), ("x", "contiguous"), ("mean", "as", "bf16"),
+                             ("rstd", "as", "bf16"), "w", 2, 8, 16, 2, [True, True, True]))
+
+    def test_rms_norm_uses_the_fused_backward_where_pytorch_has_it(self):
+        p = problem(op="rms_norm_backward", backward=True, has_bias=False, shape=[4, 64],
+                    outputs=["dx", "dweight"])
+        f, calls = self.forms(p)
+        self.assertEqual(f(self.Tensor("x"), self.Tensor("dy"), "w", None, self.Tensor("rstd")),
+                         ("dx", "dw"))
+        self.assertEqual(calls[0][1][2:], ([64], ("rstd", "viewed", [4, 1]), "w", [True, True]))
+        f, calls = self.forms(p, fused_rms=False)
+        self.assertEqual(f.__name__, "formula")
+
+    def test_an_op_pytorch_has_no_backward_for_is_not_supported(self):
+        with self.assertRaises(NotSupported):
+            self.forms(dict(GROUP_SILU, backward=True))
+
+
 class Launch(unittest.TestCase):
     def launch(self, call):
         torch = FakeTorch()
         built = candidates.Built(call, in_place=True)
         prepared = bridge._Prepared(torch, built, problem(), "cuda:0")
-        prepared._views = lambda r: ("x", "w", "b", None, "y", None)
+        prepared._views = lambda r: {"x": "x", "weight": "w", "bias": "b", "y": "y"}
         request = {"x": 1, "weight": 2, "bias": 3, "residual": 0, "y": 4, "sum": 0, "stream": 99}
         return torch.log, (lambda: prepared.launch(request))
 
@@ -371,11 +467,32 @@ class ReturnedOutputs(unittest.TestCase):
         return prepared._checked(out(Tensor()))
 
     def test_add_rms_norm_must_return_two_outputs(self):
-        p = problem(op="add_rms_norm", has_residual=True)
+        p = problem(op="add_rms_norm", has_residual=True, outputs=["y", "s"])
         self.assertEqual(len(self.checked(lambda t: (t, t), p)), 2)
         for wrong in (lambda t: t, lambda t: (t,), lambda t: (t, t, t), lambda t: LyingPair((t,))):
             with self.assertRaisesRegex(CandidateError, "return \\(y, s\\)"):
                 self.checked(wrong, p)
+
+    def test_a_backward_op_returns_each_output_in_its_own_shape(self):
+        p = LAYER_NORM_BACKWARD
+
+        class Tensor:
+            dtype, device = "float32", "cuda:0"
+
+            def __init__(self, shape):
+                self.shape = shape
+        tensor = Tensor
+        torch = types.SimpleNamespace(Tensor=Tensor, float32="float32", bfloat16="bf16",
+                                      float16="f16")
+        prepared = bridge._Prepared(torch, candidates.Built(None), p, "cuda:0")
+        dx, dw = tensor([2, 3, 64]), tensor([64])
+        self.assertEqual(len(prepared._checked((dx, dw, tensor([64])))), 3)
+        with self.assertRaisesRegex(CandidateError, "layer_norm_backward candidates return "
+                                                    "\\(dx, dweight, dbias\\)"):
+            prepared._checked((dx, dw))
+        with self.assertRaisesRegex(CandidateError, "returned dweight of shape \\[2, 3, 64\\]; "
+                                                    "the problem's is \\[64\\]"):
+            prepared._checked((dx, dx, dw))
 
 
 if __name__ == "__main__":

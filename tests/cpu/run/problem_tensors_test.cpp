@@ -85,6 +85,39 @@ TEST(ProblemTensors, ChannelsLastOutputsAreReadInTheLogicalOrder) {
       EXPECT_EQ(out[Output::y][c * 3 + s], static_cast<float>(10 * c + s));
 }
 
+TEST(ProblemTensors, BackwardTensorsAreEncodedAndTheirOutputsDecoded) {
+  const ProblemConfig p = problem_of(R"({"name":"t","problems":[{"id":"b",
+      "op":"layer_norm_backward","shape":[3,8],"normalized_shape":[8],"dtype":"bfloat16",
+      "param_dtype":"float32"}]})");
+  const SharedLayout l = shared_layout(p.shape);
+  std::vector<char> shared(l.end);
+  ProblemTensors tensors(p.shape, shared.data());
+  fill_inputs(p, 9, tensors.inputs(), 1);
+  tensors.encode_inputs(1);
+  // dy in bfloat16 bits; the float32 statistics are their shared slots themselves.
+  const auto* dy_bits =
+      reinterpret_cast<const uint16_t*>(shared.data() + l.input(Input::dy).offset);
+  for (int64_t i = 0; i < p.shape.num_elements; ++i)
+    EXPECT_EQ(bfloat16_value(dy_bits[i]), tensors.inputs().dy.begin()[i]);
+  EXPECT_EQ(reinterpret_cast<char*>(tensors.inputs().rstd.begin()),
+            shared.data() + l.input(Input::rstd).offset);
+  const ReferenceInputs ref = tensors.reference_inputs();
+  EXPECT_EQ(ref.dy, tensors.inputs().dy.begin());
+  EXPECT_EQ(ref.bias, nullptr);
+
+  reinterpret_cast<uint16_t*>(shared.data() + l.output(Output::dx).offset)[2] =
+      bfloat16_bits(0.75f);
+  reinterpret_cast<float*>(shared.data() + l.output(Output::grad_weight).offset)[7] = -3.25f;
+  reinterpret_cast<float*>(shared.data() + l.output(Output::grad_bias).offset)[0] = 0.5f;
+  const OutputValues out = tensors.decode_outputs(ProblemTensors::Slots::launch, 1);
+  EXPECT_EQ(out[Output::y], nullptr);
+  EXPECT_EQ(out[Output::dx][2], 0.75f);
+  EXPECT_EQ(out[Output::grad_weight][7], -3.25f);
+  EXPECT_EQ(out[Output::grad_bias][0], 0.5f);
+  EXPECT_EQ(tensors.output(Output::grad_weight, ProblemTensors::Slots::launch).shape,
+            (std::vector<int64_t>{8}));
+}
+
 TEST(ProblemTensors, HostBytesCountTheCopies) {
   const ProblemConfig classic = problem_of(
       R"({"name":"t","problems":[{"id":"a","op":"layer_norm","shape":[1024,1024],"normalized_shape":[1024]}]})");
