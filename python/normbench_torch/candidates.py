@@ -184,10 +184,17 @@ def torch_compile(torch, p, mode):
     return Built(lambda x, w, b, r, out: fn(x, w, b, r))
 
 
-def _outputs(p, dx, dweight, dbias):
-    """The outputs the problem has, in its order (dx; dweight when affine; dbias with a bias)."""
-    return tuple(t for name, t in (("dx", dx), ("dweight", dweight), ("dbias", dbias))
-                 if name in p["outputs"])
+def _outputs(p, x, w, dx, dweight, dbias):
+    """The outputs the problem has, in its order (dx; dweight when affine; dbias with a bias),
+    in the problem's types (dx of x's, the parameter gradients of the weight's: torch.compile's
+    decompositions return other types where weights and data differ), and dx alone as a
+    tensor, not a tuple of one."""
+    typed = {"dx": dx.to(x.dtype)}
+    if w is not None:
+        typed.update(dweight=None if dweight is None else dweight.to(w.dtype),
+                     dbias=None if dbias is None else dbias.to(w.dtype))
+    outs = tuple(typed[name] for name in p["outputs"])
+    return outs if len(outs) > 1 else outs[0]
 
 
 def _stat_view_shape(p):
@@ -214,7 +221,7 @@ def backward_function(torch, p):
         def layer_norm_backward(x, dy, w, mean, rstd):
             dx, dw, db = torch.ops.aten.native_layer_norm_backward(
                 dy, x, shape, mean.view(keep), rstd.view(keep), w, bias_like, [True, affine, bias])
-            return _outputs(p, dx, dw, db)
+            return _outputs(p, x, w, dx, dw, db)
         return layer_norm_backward
     if op == "group_norm_backward":
         n, c, groups = p["shape"][0], p["shape"][1], p["groups"]
@@ -226,7 +233,7 @@ def backward_function(torch, p):
             dx, dw, db = torch.ops.aten.native_group_norm_backward(
                 dy.contiguous(), x.contiguous(), mean.to(x.dtype), rstd.to(x.dtype), w, n, c,
                 spatial, groups, [True, affine, bias])
-            return _outputs(p, dx, dw, db)
+            return _outputs(p, x, w, dx, dw, db)
         return group_norm_backward
     if op == "rms_norm_backward":
         return rms_norm_backward(torch, p)
@@ -239,7 +246,7 @@ def rms_norm_backward(torch, p):
     if fused is not None:
         def fused_backward(x, dy, w, mean, rstd):
             dx, dw = fused(dy, x, shape, rstd.view(keep), w, [True, affine])
-            return _outputs(p, dx, dw, None)
+            return _outputs(p, x, w, dx, dw, None)
         return fused_backward
     normalized = tuple(range(-len(shape), 0))
     rows = tuple(range(len(p["shape"]) - len(shape)))
@@ -249,11 +256,11 @@ def rms_norm_backward(torch, p):
         r = rstd.view(keep)
         xhat, grad = x.float() * r, dy.float()
         g = grad * w.float() if w is not None else grad
-        dx = (r * (g - xhat * (g * xhat).mean(dim=normalized, keepdim=True))).to(x.dtype)
-        if not affine:
-            return (dx,)
-        dw = (grad * xhat).sum(dim=rows) if rows else grad * xhat
-        return dx, dw.to(w.dtype)
+        dx = r * (g - xhat * (g * xhat).mean(dim=normalized, keepdim=True))
+        dw = None
+        if affine:
+            dw = (grad * xhat).sum(dim=rows) if rows else grad * xhat
+        return _outputs(p, x, w, dx, dw, None)
     return formula
 
 

@@ -253,15 +253,23 @@ class BackwardForms(unittest.TestCase):
 
     def forms(self, p, fused_rms=True):
         calls = []
+        R = self.Result
         aten = types.SimpleNamespace(
-            native_layer_norm_backward=lambda *a: calls.append(("layer_norm", a)) or ("dx", "dw", "db"),
-            native_group_norm_backward=lambda *a: calls.append(("group_norm", a)) or ("dx", "dw", "db"))
+            native_layer_norm_backward=lambda *a: calls.append(("layer_norm", a)) or (R("dx"), R("dw"), R("db")),
+            native_group_norm_backward=lambda *a: calls.append(("group_norm", a)) or (R("dx"), R("dw"), R("db")))
         if fused_rms:
-            aten._fused_rms_norm_backward = lambda *a: calls.append(("rms", a)) or ("dx", "dw")
+            aten._fused_rms_norm_backward = lambda *a: calls.append(("rms", a)) or (R("dx"), R("dw"))
         torch = types.SimpleNamespace(ops=types.SimpleNamespace(aten=aten), float32="f32",
                                       bfloat16="bf16", float16="f16",
                                       empty=lambda shape, dtype, device: ("bias_like", shape))
         return candidates.backward_function(torch, p), calls
+
+    class Result(str):
+        """An output of a fake aten op (or the weight), compared by name; .to keeps it."""
+        dtype = "bf16"
+
+        def to(self, dtype):
+            return self
 
     class Tensor:
         dtype = "bf16"
@@ -281,22 +289,26 @@ class BackwardForms(unittest.TestCase):
     def test_layer_norm_keeps_the_normalized_dims_of_the_statistics(self):
         f, calls = self.forms(LAYER_NORM_BACKWARD)
         T = self.Tensor
-        self.assertEqual(f(T("x"), T("dy"), "w", T("mean"), T("rstd")), ("dx", "dw", "db"))
+        self.assertEqual(f(T("x"), T("dy"), self.Result("w"), T("mean"), T("rstd")), ("dx", "dw", "db"))
         (name, a), = calls
         self.assertEqual(name, "layer_norm")
         self.assertEqual(a[2:], ([64], ("mean", "viewed", [2, 3, 1]), ("rstd", "viewed", [2, 3, 1]),
                                  "w", ("bias_like", [64]), [True, True, True]))
         no_bias = dict(LAYER_NORM_BACKWARD, has_bias=False, outputs=["dx", "dweight"])
         f, calls = self.forms(no_bias)
-        self.assertEqual(f(T("x"), T("dy"), "w", T("mean"), T("rstd")), ("dx", "dw"))
+        self.assertEqual(f(T("x"), T("dy"), self.Result("w"), T("mean"), T("rstd")), ("dx", "dw"))
         self.assertEqual(calls[0][1][6:], (None, [True, True, False]))
+        # Without a weight the one output is dx itself, not a tuple of one.
+        no_affine = dict(LAYER_NORM_BACKWARD, affine=False, has_bias=False, outputs=["dx"])
+        f, calls = self.forms(no_affine)
+        self.assertEqual(f(T("x"), T("dy"), None, T("mean"), T("rstd")), "dx")
 
     def test_group_norm_gets_its_statistics_in_the_datas_type_and_nchw_tensors(self):
         p = dict(GROUP, op="group_norm_backward", backward=True, stat_shape=[2, 2],
                  outputs=["dx", "dweight", "dbias"])
         f, calls = self.forms(p)
         T = self.Tensor
-        f(T("x"), T("dy"), "w", T("mean"), T("rstd"))
+        f(T("x"), T("dy"), self.Result("w"), T("mean"), T("rstd"))
         (name, a), = calls
         self.assertEqual(a, (("dy", "contiguous"), ("x", "contiguous"), ("mean", "as", "bf16"),
                              ("rstd", "as", "bf16"), "w", 2, 8, 16, 2, [True, True, True]))
@@ -305,7 +317,7 @@ class BackwardForms(unittest.TestCase):
         p = problem(op="rms_norm_backward", backward=True, has_bias=False, shape=[4, 64],
                     outputs=["dx", "dweight"])
         f, calls = self.forms(p)
-        self.assertEqual(f(self.Tensor("x"), self.Tensor("dy"), "w", None, self.Tensor("rstd")),
+        self.assertEqual(f(self.Tensor("x"), self.Tensor("dy"), self.Result("w"), None, self.Tensor("rstd")),
                          ("dx", "dw"))
         self.assertEqual(calls[0][1][2:], ([64], ("rstd", "viewed", [4, 1]), "w", [True, True]))
         f, calls = self.forms(p, fused_rms=False)
