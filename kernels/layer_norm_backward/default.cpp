@@ -1,10 +1,12 @@
 // layer_norm_backward.default: the rule list of kernels/dispatch.hpp for layer_norm's gradients.
-// Faster variants go before the baseline, each with the condition under which it wins. Supports
-// every shape and format.
+// Faster variants go before the baseline, each with the condition under which it wins:
+// row_in_registers wherever it takes the row (whole 16-byte vectors, up to 8192 elements; its
+// plan declines the others), else the naive kernel. Supports every shape and format.
 #include "kernels/dispatch.hpp"
 
 namespace normbench::kernels {
-NORMBENCH_REGISTER_KERNEL(make_dispatch_variant(Op::layer_norm_backward,
-                                                "layer_norm_backward.default",
-                                                {{"layer_norm_backward.naive", "", nullptr}}));
+NORMBENCH_REGISTER_KERNEL(make_dispatch_variant(
+    Op::layer_norm_backward, "layer_norm_backward.default",
+    {{"layer_norm_backward.row_in_registers", "rows of 16-byte vectors up to 8192", nullptr},
+     {"layer_norm_backward.naive", "", nullptr}}));
 }  // namespace normbench::kernels

@@ -1,0 +1,21 @@
+// layer_norm_backward.row_in_registers: LLM rows (up to 8192 elements, bf16/fp16/fp32, weight in
+// the data's type or float32, with or without weight and bias) held in registers, x and dy read
+// once, dweight and dbias as per-block partials summed in a fixed order: deterministic, no
+// atomics (families/wide_rows_backward.cuh). Uses the saved mean and rstd. Assumes row size %
+// (16 bytes / element size) == 0; declines other rows and longer ones (the naive kernel takes
+// them).
+#include "kernels/families/wide_rows_backward.cuh"
+
+namespace normbench::kernels {
+namespace {
+KernelPlan plan(const ProblemShape& p, const DeviceCaps& device) {
+  return plan_wide_rows_backward_variant</*kCentered=*/true>(p, device);
+}
+}  // namespace
+
+NORMBENCH_REGISTER_KERNEL(planned_variant(
+    Op::layer_norm_backward, "layer_norm_backward.row_in_registers",
+    "rows of 16-byte vectors up to 8192 elements: x and dy held in registers by a block, one "
+    "read; dweight, dbias as per-block partials summed in a fixed order",
+    plan, Accepts::everything()));
+}  // namespace normbench::kernels
