@@ -38,8 +38,12 @@ TEST(BackwardKernels, BaselinesAndDefaultsTakeEveryFormat) {
             const KernelPlan chosen = plan_kernel(
                 *find_kernel(std::string(op_name(op)) + ".default"), p, testing::described_h100());
             // Rows of 1000 are whole 16-byte vectors of every type: row_in_registers takes
-            // them (backward_rows_plan_test.cpp); GroupNorm has only the baseline so far.
-            const char* fastest = is_grouped(op) ? ".naive" : ".row_in_registers";
+            // them (backward_rows_plan_test.cpp). GroupNorm's channel_sums needs 16-byte rows:
+            // 12 channels are that in float32 channels-last only (5 x 7 positions never).
+            const bool vector_rows = p.channels_last() && dtype == DType::float32;
+            const char* fastest = !is_grouped(op) ? ".row_in_registers"
+                                  : vector_rows   ? ".channel_sums"
+                                                  : ".naive";
             EXPECT_EQ(chosen.dispatches_to, std::string(op_name(op)) + fastest) << what;
           }
 }
