@@ -10,8 +10,7 @@
 //                       a = sum(w dy) / n and b = sum(w dy xhat) / n, folded per channel into
 //                       dx = alpha dy + beta (x - mean) + gamma (alpha = rstd w, beta = -rstd^2
 //                       b, gamma = -rstd a);
-//   3 input_gradient    dx from x, dy and the channel's four coefficients, 16-byte accesses
-//                       (channels-last: a thread keeps its channels' coefficients in registers);
+//   3 input_gradient    dx from x, dy and the channel's four coefficients, 16-byte accesses;
 //   4 parameter_gradients dweight[c] = sum over samples of sum(dy xhat), dbias[c] = sum(dy),
 //                       samples in order.
 // Every sum has a fixed order: the same bits every launch, no atomics, no memset.
@@ -36,7 +35,6 @@ struct Geometry {
   int64_t tiles;           // per sample (channels-last) or per (sample, channel) (NCHW)
   int64_t tile_positions;  // positions per tile
   int64_t block_channels;  // whole groups a block of sample_coefficients takes
-  int64_t sm_count;
 };
 
 // Groups of up to this many channels: sample_coefficients keeps a block's channels' sums in
@@ -75,8 +73,8 @@ __device__ __forceinline__ float2 add_vector(float2 s, const RawVector<T>& x,
 // channels of vector `column` and positions lane, lane + lanes, ...
 template <class T>
 __global__ void __launch_bounds__(kThreads)
-    channel_partials_nhwc(const T* x, const T* dy, const float* mean, const float* rstd, Geometry g,
-                          float2* partials) {
+    channel_partials_nhwc(const T* x, const T* dy, const float* mean, const float* rstd,
+                          Geometry g, float2* partials) {
   using V = RawVector<T>;
   constexpr int E = V::kCount;
   __shared__ float2 lane_sums[kThreads * E];
@@ -126,8 +124,8 @@ __global__ void __launch_bounds__(kThreads)
 // NCHW: block (tile, channel, sample) sums a contiguous range of the channel's positions.
 template <class T>
 __global__ void __launch_bounds__(kThreads)
-    channel_partials_nchw(const T* x, const T* dy, const float* mean, const float* rstd, Geometry g,
-                          float2* partials) {
+    channel_partials_nchw(const T* x, const T* dy, const float* mean, const float* rstd,
+                          Geometry g, float2* partials) {
   using V = RawVector<T>;
   constexpr int E = V::kCount;
   __shared__ float2 warp_sums[kThreads / 32];
@@ -173,7 +171,7 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t n = blockIdx.y, c_first = int64_t{blockIdx.x} * g.block_channels;
   const int64_t count = min(g.block_channels, g.channels - c_first);
   const int64_t slices = max(int64_t{1}, kThreads / count);
-  float2* slice_sums = shared;                                     // [slices][count]
+  float2* slice_sums = shared;                                 // [slices][count]
   float2* channel_terms = shared + max(int64_t{kThreads}, count);  // [count]
   for (int64_t i = threadIdx.x; i < slices * count; i += kThreads) {
     const int64_t slice = i / count, c = c_first + i % count;
@@ -224,10 +222,10 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// NCHW: a 16-byte vector lies in one channel, so one coefficient load serves it.
 template <class T>
 __global__ void __launch_bounds__(kThreads)
-    input_gradient_nchw(const T* x, const T* dy, const float4* coefficients, Geometry g, T* dx) {
+    input_gradient(const T* x, const T* dy, const float4* coefficients, Geometry g,
+                   bool channels_last, T* dx) {
   using V = RawVector<T>;
   constexpr int E = V::kCount;
   const int64_t vectors = g.samples * g.channels * g.spatial / E;
@@ -237,39 +235,18 @@ __global__ void __launch_bounds__(kThreads)
     float xv[E], dv[E], out[E];
     V::load_streaming(x + i).unpack(xv);
     V::load_streaming(dy + i).unpack(dv);
-    const float4 k = __ldg(coefficients + i / g.spatial);  // (n, c) of the vector
+    if (channels_last) {
+      const int64_t n = i / (g.spatial * g.channels), c0 = i % g.channels;
 #pragma unroll
-    for (int e = 0; e < E; ++e) out[e] = fmaf(k.x, dv[e], fmaf(k.y, xv[e] - k.w, k.z));
-    V::pack(out).store_streaming(dx + i);
-  }
-}
-
-// Channels-last: block (range of positions, sample), thread (lane, column) as in
-// channel_partials_nhwc, so a thread's E channels and their coefficients stay in registers.
-template <class T>
-__global__ void __launch_bounds__(kThreads)
-    input_gradient_nhwc(const T* x, const T* dy, const float4* coefficients, Geometry g,
-                        int64_t block_positions, T* dx) {
-  using V = RawVector<T>;
-  constexpr int E = V::kCount;
-  const int columns = static_cast<int>(g.channels / E);
-  const int lanes = kThreads / columns;
-  const int column = threadIdx.x % columns, lane = threadIdx.x / columns;
-  if (lane >= lanes) return;
-  const int64_t n = blockIdx.y;
-  float4 k[E];
+      for (int e = 0; e < E; ++e) {
+        const float4 k = __ldg(coefficients + n * g.channels + c0 + e);
+        out[e] = fmaf(k.x, dv[e], fmaf(k.y, xv[e] - k.w, k.z));
+      }
+    } else {
+      const float4 k = __ldg(coefficients + i / g.spatial);  // (n, c) of the vector
 #pragma unroll
-  for (int e = 0; e < E; ++e) k[e] = __ldg(coefficients + n * g.channels + column * E + e);
-  const int64_t first = int64_t{blockIdx.x} * block_positions;
-  const int64_t end = min(first + block_positions, g.spatial);
-#pragma unroll 4
-  for (int64_t pos = first + lane; pos < end; pos += lanes) {
-    const int64_t i = (n * g.spatial + pos) * g.channels + column * E;
-    float xv[E], dv[E], out[E];
-    V::load_streaming(x + i).unpack(xv);
-    V::load_streaming(dy + i).unpack(dv);
-#pragma unroll
-    for (int e = 0; e < E; ++e) out[e] = fmaf(k[e].x, dv[e], fmaf(k[e].y, xv[e] - k[e].w, k[e].z));
+      for (int e = 0; e < E; ++e) out[e] = fmaf(k.x, dv[e], fmaf(k.y, xv[e] - k.w, k.z));
+    }
     V::pack(out).store_streaming(dx + i);
   }
 }
@@ -289,8 +266,7 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 Geometry geometry(const ProblemShape& p, const DeviceCaps& device) {
-  Geometry g{p.shape[0], p.channels, p.groups, p.channels / p.groups,       p.spatial,
-             1,          p.spatial,  0,        std::max(device.sm_count, 1)};
+  Geometry g{p.shape[0], p.channels, p.groups, p.channels / p.groups, p.spatial, 1, p.spatial, 0};
   // Whole groups, about 64 channels a block (a few threads a channel for the tiles' sums).
   g.block_channels = g.group_channels * std::max<int64_t>(1, 64 / g.group_channels);
   // About four blocks per SM in the first launch; a tile keeps at least 64 positions.
@@ -321,46 +297,37 @@ cudaError_t launch(const ProblemShape& p, const Geometry& g, const KernelArgs& a
   const auto* rstd = static_cast<const float*>(args.rstd);
   const auto* weight = static_cast<const P*>(args.weight);
   if (p.channels_last())
-    channel_partials_nhwc<T>
-        <<<dim3(static_cast<unsigned>(g.tiles), static_cast<unsigned>(g.samples)), kThreads, 0,
-           args.stream>>>(x, dy, mean, rstd, g, partials);
+    channel_partials_nhwc<T><<<dim3(static_cast<unsigned>(g.tiles),
+                                    static_cast<unsigned>(g.samples)),
+                               kThreads, 0, args.stream>>>(x, dy, mean, rstd, g, partials);
   else
-    channel_partials_nchw<T>
-        <<<dim3(static_cast<unsigned>(g.tiles), static_cast<unsigned>(g.channels),
-                static_cast<unsigned>(g.samples)),
-           kThreads, 0, args.stream>>>(x, dy, mean, rstd, g, partials);
+    channel_partials_nchw<T><<<dim3(static_cast<unsigned>(g.tiles),
+                                    static_cast<unsigned>(g.channels),
+                                    static_cast<unsigned>(g.samples)),
+                               kThreads, 0, args.stream>>>(x, dy, mean, rstd, g, partials);
   const size_t shared =
       static_cast<size_t>(std::max<int64_t>(kThreads, g.block_channels) + g.block_channels) *
       sizeof(float2);
-  sample_coefficients<P>
-      <<<dim3(static_cast<unsigned>(ceil_div(g.channels, g.block_channels)),
-              static_cast<unsigned>(g.samples)),
-         kThreads, shared, args.stream>>>(partials, weight, mean, rstd, g, coefficients, sums);
-  auto* dx = static_cast<T*>(args.y);
-  if (p.channels_last()) {
-    // About eight blocks an SM over all samples.
-    const int64_t per_sample = std::max<int64_t>(1, ceil_div(8 * g.sm_count, g.samples));
-    const int64_t positions = ceil_div(g.spatial, std::min(per_sample, g.spatial));
-    input_gradient_nhwc<T><<<dim3(static_cast<unsigned>(ceil_div(g.spatial, positions)),
-                                  static_cast<unsigned>(g.samples)),
-                             kThreads, 0, args.stream>>>(x, dy, coefficients, g, positions, dx);
-  } else {
-    const int64_t vectors = g.samples * g.channels * g.spatial / (16 / int64_t{sizeof(T)});
-    const auto blocks =
-        static_cast<unsigned>(std::min<int64_t>(ceil_div(vectors, kThreads), 65536));
-    input_gradient_nchw<T><<<blocks, kThreads, 0, args.stream>>>(x, dy, coefficients, g, dx);
-  }
+  sample_coefficients<P><<<dim3(static_cast<unsigned>(ceil_div(g.channels, g.block_channels)),
+                                static_cast<unsigned>(g.samples)),
+                           kThreads, shared, args.stream>>>(partials, weight, mean, rstd, g,
+                                                            coefficients, sums);
+  const int64_t vectors = g.samples * g.channels * g.spatial / (16 / int64_t{sizeof(T)});
+  const auto blocks = static_cast<unsigned>(std::min<int64_t>(ceil_div(vectors, kThreads), 65536));
+  input_gradient<T><<<blocks, kThreads, 0, args.stream>>>(x, dy, coefficients, g,
+                                                          p.channels_last(),
+                                                          static_cast<T*>(args.y));
   if (args.grad_weight || args.grad_bias)
-    parameter_gradients<P>
-        <<<static_cast<unsigned>(ceil_div(g.channels, kThreads)), kThreads, 0, args.stream>>>(
-            sums, g, static_cast<P*>(args.grad_weight), static_cast<P*>(args.grad_bias));
+    parameter_gradients<P><<<static_cast<unsigned>(ceil_div(g.channels, kThreads)), kThreads, 0,
+                             args.stream>>>(sums, g, static_cast<P*>(args.grad_weight),
+                                            static_cast<P*>(args.grad_bias));
   return cudaGetLastError();
 }
 
 KernelPlan plan(const ProblemShape& p, const DeviceCaps& device) {
   const int64_t size = dtype_bytes(p.dtype);
-  if (p.channels_last() &&
-      (p.channels * size % 16 != 0 || p.channels * size / 16 > kChannelSumsMaxColumns))
+  if (p.channels_last() && (p.channels * size % 16 != 0 ||
+                            p.channels * size / 16 > kChannelSumsMaxColumns))
     return KernelPlan::declined("channels-last rows must be 16-byte vectors, at most " +
                                 std::to_string(kChannelSumsMaxColumns) + " of them");
   if (!p.channels_last() && p.spatial * size % 16 != 0)
