@@ -13,8 +13,8 @@ namespace {
 
 ProblemShape backward(std::vector<int64_t> shape, int64_t groups, DType dtype, Layout layout) {
   const ProblemFormat format{dtype, dtype, layout, true};
-  return make_problem_shape(Op::group_norm_backward, std::move(shape), {}, groups, 1e-5, 1.0,
-                            true, format);
+  return make_problem_shape(Op::group_norm_backward, std::move(shape), {}, groups, 1e-5, 1.0, true,
+                            format);
 }
 
 KernelPlan channel_sums(const ProblemShape& p) {
@@ -46,9 +46,9 @@ TEST(GroupNormBackwardPlan, DeclinesRowsThatAreNotSixteenByteVectors) {
   // 4096 bfloat16 channels: 512 vectors a row, more than a block's threads.
   EXPECT_TRUE(
       channel_sums(backward({1, 4096, 2, 2}, 32, DType::bfloat16, Layout::nhwc)).unsupported);
-  const KernelPlan fallback =
-      plan_kernel(*find_kernel("group_norm_backward.default"),
-                  backward({2, 6, 5, 7}, 3, DType::float16, Layout::nhwc), testing::described_h100());
+  const KernelPlan fallback = plan_kernel(*find_kernel("group_norm_backward.default"),
+                                          backward({2, 6, 5, 7}, 3, DType::float16, Layout::nhwc),
+                                          testing::described_h100());
   EXPECT_EQ(fallback.dispatches_to, "group_norm_backward.naive");
 }
 
