@@ -73,8 +73,8 @@ __device__ __forceinline__ float2 add_vector(float2 s, const RawVector<T>& x,
 // channels of vector `column` and positions lane, lane + lanes, ...
 template <class T>
 __global__ void __launch_bounds__(kThreads)
-    channel_partials_nhwc(const T* x, const T* dy, const float* mean, const float* rstd,
-                          Geometry g, float2* partials) {
+    channel_partials_nhwc(const T* x, const T* dy, const float* mean, const float* rstd, Geometry g,
+                          float2* partials) {
   using V = RawVector<T>;
   constexpr int E = V::kCount;
   __shared__ float2 lane_sums[kThreads * E];
@@ -124,8 +124,8 @@ __global__ void __launch_bounds__(kThreads)
 // NCHW: block (tile, channel, sample) sums a contiguous range of the channel's positions.
 template <class T>
 __global__ void __launch_bounds__(kThreads)
-    channel_partials_nchw(const T* x, const T* dy, const float* mean, const float* rstd,
-                          Geometry g, float2* partials) {
+    channel_partials_nchw(const T* x, const T* dy, const float* mean, const float* rstd, Geometry g,
+                          float2* partials) {
   using V = RawVector<T>;
   constexpr int E = V::kCount;
   __shared__ float2 warp_sums[kThreads / 32];
@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t n = blockIdx.y, c_first = int64_t{blockIdx.x} * g.block_channels;
   const int64_t count = min(g.block_channels, g.channels - c_first);
   const int64_t slices = max(int64_t{1}, kThreads / count);
-  float2* slice_sums = shared;                                 // [slices][count]
+  float2* slice_sums = shared;                                     // [slices][count]
   float2* channel_terms = shared + max(int64_t{kThreads}, count);  // [count]
   for (int64_t i = threadIdx.x; i < slices * count; i += kThreads) {
     const int64_t slice = i / count, c = c_first + i % count;
@@ -297,37 +297,36 @@ cudaError_t launch(const ProblemShape& p, const Geometry& g, const KernelArgs& a
   const auto* rstd = static_cast<const float*>(args.rstd);
   const auto* weight = static_cast<const P*>(args.weight);
   if (p.channels_last())
-    channel_partials_nhwc<T><<<dim3(static_cast<unsigned>(g.tiles),
-                                    static_cast<unsigned>(g.samples)),
-                               kThreads, 0, args.stream>>>(x, dy, mean, rstd, g, partials);
+    channel_partials_nhwc<T>
+        <<<dim3(static_cast<unsigned>(g.tiles), static_cast<unsigned>(g.samples)), kThreads, 0,
+           args.stream>>>(x, dy, mean, rstd, g, partials);
   else
-    channel_partials_nchw<T><<<dim3(static_cast<unsigned>(g.tiles),
-                                    static_cast<unsigned>(g.channels),
-                                    static_cast<unsigned>(g.samples)),
-                               kThreads, 0, args.stream>>>(x, dy, mean, rstd, g, partials);
+    channel_partials_nchw<T>
+        <<<dim3(static_cast<unsigned>(g.tiles), static_cast<unsigned>(g.channels),
+                static_cast<unsigned>(g.samples)),
+           kThreads, 0, args.stream>>>(x, dy, mean, rstd, g, partials);
   const size_t shared =
       static_cast<size_t>(std::max<int64_t>(kThreads, g.block_channels) + g.block_channels) *
       sizeof(float2);
-  sample_coefficients<P><<<dim3(static_cast<unsigned>(ceil_div(g.channels, g.block_channels)),
-                                static_cast<unsigned>(g.samples)),
-                           kThreads, shared, args.stream>>>(partials, weight, mean, rstd, g,
-                                                            coefficients, sums);
+  sample_coefficients<P>
+      <<<dim3(static_cast<unsigned>(ceil_div(g.channels, g.block_channels)),
+              static_cast<unsigned>(g.samples)),
+         kThreads, shared, args.stream>>>(partials, weight, mean, rstd, g, coefficients, sums);
   const int64_t vectors = g.samples * g.channels * g.spatial / (16 / int64_t{sizeof(T)});
   const auto blocks = static_cast<unsigned>(std::min<int64_t>(ceil_div(vectors, kThreads), 65536));
-  input_gradient<T><<<blocks, kThreads, 0, args.stream>>>(x, dy, coefficients, g,
-                                                          p.channels_last(),
+  input_gradient<T><<<blocks, kThreads, 0, args.stream>>>(x, dy, coefficients, g, p.channels_last(),
                                                           static_cast<T*>(args.y));
   if (args.grad_weight || args.grad_bias)
-    parameter_gradients<P><<<static_cast<unsigned>(ceil_div(g.channels, kThreads)), kThreads, 0,
-                             args.stream>>>(sums, g, static_cast<P*>(args.grad_weight),
-                                            static_cast<P*>(args.grad_bias));
+    parameter_gradients<P>
+        <<<static_cast<unsigned>(ceil_div(g.channels, kThreads)), kThreads, 0, args.stream>>>(
+            sums, g, static_cast<P*>(args.grad_weight), static_cast<P*>(args.grad_bias));
   return cudaGetLastError();
 }
 
 KernelPlan plan(const ProblemShape& p, const DeviceCaps& device) {
   const int64_t size = dtype_bytes(p.dtype);
-  if (p.channels_last() && (p.channels * size % 16 != 0 ||
-                            p.channels * size / 16 > kChannelSumsMaxColumns))
+  if (p.channels_last() &&
+      (p.channels * size % 16 != 0 || p.channels * size / 16 > kChannelSumsMaxColumns))
     return KernelPlan::declined("channels-last rows must be 16-byte vectors, at most " +
                                 std::to_string(kChannelSumsMaxColumns) + " of them");
   if (!p.channels_last() && p.spatial * size % 16 != 0)
