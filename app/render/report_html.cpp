@@ -5,6 +5,7 @@
 #include "app/render/report_format.hpp"
 #include "app/render/report_summary.hpp"
 #include "app/render/report_sweeps.hpp"
+#include "app/render/report_training.hpp"
 #include "app/render/svg_chart.hpp"
 #include "app/render/xml_text.hpp"
 
@@ -150,6 +151,13 @@ std::string render_html(const ReportModel& model) {
       "median over this kernel&#39;s median (above 1&#215;: this one is faster). Hover a "
       "cell for details.</p>\n";
   out += "<h2 id=\"summary\">Summary</h2>\n" + render_table(summary_table(model), "summary");
+  if (!training_pairs(model).empty())
+    out +=
+        "<h2 id=\"training\">Forward and backward</h2>\n<p>Each backward problem beside the "
+        "forward problem of the same shape and format: a training step&#39;s "
+        "normalization, normbench&#39;s defaults against torch.compile&#39;s, each median from "
+        "the report that holds its problem.</p>\n" +
+        render_table(training_table(model), "training");
   const std::vector<SweepFamily> sweeps = sweep_families(model);
   if (!sweeps.empty()) {
     out += "<h2 id=\"sweeps\">Sweeps</h2>\n<div class=\"charts\">\n";

@@ -5,6 +5,7 @@
 #include "app/render/report_format.hpp"
 #include "app/render/report_summary.hpp"
 #include "app/render/report_sweeps.hpp"
+#include "app/render/report_training.hpp"
 #include "app/util/markdown_text.hpp"
 
 namespace normbench {
@@ -52,6 +53,12 @@ std::string render_markdown(const ReportModel& model) {
       "problem's samples were). Speedups are the other kernel's median over this kernel's "
       "median (above 1: this one is faster).\n\n";
   out += "## Summary\n\n" + render_table(summary_table(model));
+  if (!training_pairs(model).empty())
+    out +=
+        "\n## Forward and backward\n\nEach backward problem beside the forward problem of "
+        "the same shape and format: a training step's normalization, normbench's defaults "
+        "against torch.compile's, each median from the report that holds its problem.\n\n" +
+        render_table(training_table(model));
   for (const SweepFamily& f : sweep_families(model))
     out += "\n## Sweep " + markdown_text(f.family) + ": median time against " +
            markdown_text(f.axis) + "\n\n" + render_table(sweep_table(f));

@@ -126,6 +126,7 @@ ReportModel merge_reports(const std::vector<LoadedReport>& reports, bool allow_m
         fresh.sweep_family = incoming.sweep_family;
         fresh.sweep_point = incoming.sweep_point;
         fresh.l2_evicted = incoming.l2_evicted;
+        fresh.identity = incoming.identity;
         model.problems.push_back(std::move(fresh));
         identities.push_back(incoming.identity);
         identity_source.push_back(s);

@@ -44,6 +44,7 @@ struct ReportProblem {
   std::vector<ReportKernel> kernels;
   std::string sweep_family;    // a point of a sweep: its family; else empty
   nlohmann::json sweep_point;  // and its axis values
+  nlohmann::json identity;     // op, shape and format as the first report gave them
 };
 
 struct ReportModel {
