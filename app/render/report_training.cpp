@@ -12,8 +12,9 @@ constexpr const char* kDash = "—";
 
 // The fields that make a forward and a backward problem the same geometry and format; absent
 // fields take their defaults in both, so absent equals absent.
-constexpr const char* kFormatFields[] = {"shape", "normalized_shape", "groups", "dtype",
-                                         "param_dtype", "layout", "affine", "bias", "eps"};
+constexpr const char* kFormatFields[] = {"shape",       "normalized_shape", "groups", "dtype",
+                                         "param_dtype", "layout",           "affine", "bias",
+                                         "eps"};
 
 std::optional<std::string> forward_op(const std::string& op) {
   const std::string suffix = kBackwardSuffix;
@@ -65,8 +66,9 @@ std::vector<TrainingPair> training_pairs(const ReportModel& model) {
 
 ReportTable training_table(const ReportModel& model) {
   ReportTable t;
-  t.headers = {"Backward problem", "Forward problem", "Forward default", "Backward default",
-               "Step",           "torch.compile step", "vs torch.compile"};
+  t.headers = {
+      "Backward problem",   "Forward problem", "Forward default", "Backward default", "Step",
+      "torch.compile step", "vs torch.compile"};
   t.numeric = {false, false, true, true, true, true, true};
   for (const TrainingPair& pair : training_pairs(model)) {
     const auto forward = median_of(*pair.forward, pair.forward->op + ".default");
