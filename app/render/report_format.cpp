@@ -31,14 +31,6 @@ std::string in_unit(double ms, const TimeUnit& unit) {
   return v >= 1000.0 ? fmt::format("{:.0f}", v) : fmt::format("{:#.4g}", v);
 }
 
-ReportCell text(std::string t, Style style = Style::plain, std::string title = "") {
-  return {std::move(t), style, std::move(title)};
-}
-
-ReportCell missing() {
-  return text(kDash, Style::muted);
-}
-
 std::string status_text(KernelStatus status) {
   switch (status) {
     case KernelStatus::failed:
@@ -54,11 +46,11 @@ std::string status_text(KernelStatus status) {
 
 ReportCell status_cell(const ReportKernel& k) {
   if (k.status == KernelStatus::passed && !k.warning.empty())
-    return text("passed (warning)", Style::warn, k.warning);
+    return report_cell("passed (warning)", Style::warn, k.warning);
   const Style style = k.status == KernelStatus::passed ? Style::good
                       : is_failure(k.status)           ? Style::bad
                                                        : Style::muted;
-  return text(status_text(k.status), style, k.reason);
+  return report_cell(status_text(k.status), style, k.reason);
 }
 
 // The median, and in its title the GPU's conditions around the samples.
@@ -68,13 +60,14 @@ ReportCell median_cell(const LoadedTiming& t) {
     title += fmt::format("{}{} of {} samples taken while the GPU throttled ({})",
                          title.empty() ? "" : "; ", t.throttled_samples, t.samples_ms.size(),
                          t.throttle_reasons);
-  return text(format_time(t.median_ms), Style::plain, title);
+  return report_cell(format_time(t.median_ms), Style::plain, title);
 }
 
 ReportCell error_cell(const ReportKernel& k) {
-  if (!k.max_abs_error) return missing();
-  return text(fmt::format("{:.2e}", *k.max_abs_error), Style::plain,
-              k.max_rel_error ? fmt::format("max relative error {:.3g}", *k.max_rel_error) : "");
+  if (!k.max_abs_error) return no_value_cell();
+  return report_cell(
+      fmt::format("{:.2e}", *k.max_abs_error), Style::plain,
+      k.max_rel_error ? fmt::format("max relative error {:.3g}", *k.max_rel_error) : "");
 }
 
 // "y: 43% of its tolerance (largest error 1.2e-06); 1.0 ULP at most, 0.50 at the 99.9th
@@ -97,14 +90,14 @@ std::string accuracy_detail(const ReportKernel& k) {
 // The most of its tolerance any output uses: "43%", and which output where there are several
 // ("43% dweight").
 ReportCell tolerance_cell(const ReportKernel& k) {
-  if (k.accuracy.empty()) return missing();
+  if (k.accuracy.empty()) return no_value_cell();
   const LoadedAccuracy* worst = &k.accuracy.front();
   for (const LoadedAccuracy& a : k.accuracy)
     if (a.tolerance_use > worst->tolerance_use) worst = &a;
   const double use = worst->tolerance_use;
   const Style style = use > 1.0 ? Style::bad : use > 0.8 ? Style::warn : Style::plain;
   const std::string which = k.accuracy.size() > 1 ? " " + worst->tensor : "";
-  return text(fmt::format("{:.0f}%{}", 100.0 * use, which), style, accuracy_detail(k));
+  return report_cell(fmt::format("{:.0f}%{}", 100.0 * use, which), style, accuracy_detail(k));
 }
 
 // The largest ULP errors of any 16-bit output: "1.0 / 0.50".
@@ -114,16 +107,17 @@ ReportCell ulp_cell(const ReportKernel& k) {
     if (a.ulp_max) max = std::max(max.value_or(0.0), *a.ulp_max);
     if (a.ulp_p999) p999 = std::max(p999.value_or(0.0), *a.ulp_p999);
   }
-  if (!max || !p999) return missing();
-  return text(fmt::format("{:.2g} / {:.2g}", *max, *p999), Style::plain, accuracy_detail(k));
+  if (!max || !p999) return no_value_cell();
+  return report_cell(fmt::format("{:.2g} / {:.2g}", *max, *p999), Style::plain, accuracy_detail(k));
 }
 
 // Reported, not enforced: a kernel may be right without being bitwise reproducible.
 ReportCell deterministic_cell(const ReportKernel& k) {
-  if (!k.deterministic) return missing();
-  return *k.deterministic
-             ? text("yes", Style::plain, "two launches on the same inputs: bitwise identical")
-             : text("no", Style::warn, "two launches on the same inputs gave different bits");
+  if (!k.deterministic) return no_value_cell();
+  return *k.deterministic ? report_cell("yes", Style::plain,
+                                        "two launches on the same inputs: bitwise identical")
+                          : report_cell("no", Style::warn,
+                                        "two launches on the same inputs gave different bits");
 }
 
 ReportCell spread_cell(const LoadedTiming& t) {
@@ -135,32 +129,27 @@ ReportCell spread_cell(const LoadedTiming& t) {
   // Sampling that ran out of time never got as precise as the config asks: flag it.
   const Style style = t.stop_reason == "time_limit" ? Style::warn : Style::plain;
   if (!t.median_ci_ms)  // a schema 1 report: the stdev is what it has
-    return text(fmt::format("\u00b1{:.2f}% stdev ({}\u2013{} {})", 100.0 * t.relative_stdev,
-                            in_unit(t.min_ms, unit), in_unit(t.max_ms, unit), unit.name),
-                style, detail);
+    return report_cell(fmt::format("\u00b1{:.2f}% stdev ({}\u2013{} {})", 100.0 * t.relative_stdev,
+                                   in_unit(t.min_ms, unit), in_unit(t.max_ms, unit), unit.name),
+                       style, detail);
   const auto [low, high] = *t.median_ci_ms;
   const double half =
       t.median_ms > 0.0 ? std::max(t.median_ms - low, high - t.median_ms) / t.median_ms : 0.0;
-  return text(fmt::format("\u00b1{:.2f}% ({}\u2013{} {})", 100.0 * half, in_unit(low, unit),
-                          in_unit(high, unit), unit.name),
-              style, detail);
+  return report_cell(fmt::format("\u00b1{:.2f}% ({}\u2013{} {})", 100.0 * half, in_unit(low, unit),
+                                 in_unit(high, unit), unit.name),
+                     style, detail);
 }
 
 // The kernel's % of its problem's floor, and in its title which floor that is.
 ReportCell percent_cell(const ReportKernel& k, bool l2_evicted) {
-  if (!k.percent_of_floor || !k.floor) return missing();
+  if (!k.percent_of_floor || !k.floor) return no_value_cell();
   if (k.suspicious)
-    return text(format_percent(*k.percent_of_floor) + " (suspicious)", Style::warn,
-                "faster than a plain copy of the same bytes: the bytes or the timing are wrong");
+    return report_cell(
+        format_percent(*k.percent_of_floor) + " (suspicious)", Style::warn,
+        "faster than a plain copy of the same bytes: the bytes or the timing are wrong");
   std::string title = "of the floor " + floor_text(*k.floor, l2_evicted);
   if (k.percent_of_copy) title += "; " + format_percent(*k.percent_of_copy) + " of copy";
-  return text(format_percent(*k.percent_of_floor), Style::plain, title);
-}
-
-ReportCell speedup_cell(const std::optional<double>& ratio) {
-  if (!ratio) return missing();
-  const Style style = *ratio > 1.005 ? Style::good : *ratio < 0.995 ? Style::slower : Style::plain;
-  return text(format_speedup(*ratio), style);
+  return report_cell(format_percent(*k.percent_of_floor), Style::plain, title);
 }
 
 std::string activity_text(const ReportKernel& k) {
@@ -176,10 +165,11 @@ std::string activity_text(const ReportKernel& k) {
 }
 
 ReportCell activity_cell(const ReportKernel& k) {
-  if (!k.activity) return missing();
+  if (!k.activity) return no_value_cell();
   const std::string cell = activity_cell_text(k.activity->operations) +
                            (k.activity->label.empty() ? "" : " (" + k.activity->label + ")");
-  return text(cell, k.activity->label.empty() ? Style::plain : Style::warn, activity_text(k));
+  return report_cell(cell, k.activity->label.empty() ? Style::plain : Style::warn,
+                     activity_text(k));
 }
 
 void add_column(ReportTable& t, std::string header, bool numeric) {
@@ -187,6 +177,20 @@ void add_column(ReportTable& t, std::string header, bool numeric) {
   t.numeric.push_back(numeric);
 }
 }  // namespace
+
+ReportCell report_cell(std::string text, ReportCell::Style style, std::string title) {
+  return {std::move(text), style, std::move(title)};
+}
+
+ReportCell no_value_cell() {
+  return report_cell(kDash, Style::muted);
+}
+
+ReportCell speedup_cell(const std::optional<double>& ratio) {
+  if (!ratio) return no_value_cell();
+  const Style style = *ratio > 1.005 ? Style::good : *ratio < 0.995 ? Style::slower : Style::plain;
+  return report_cell(format_speedup(*ratio), style);
+}
 
 std::string format_time(double ms) {
   const TimeUnit unit = time_unit(ms);
@@ -321,8 +325,9 @@ ReportTable problem_table(const ReportModel& model, const ReportProblem& p) {
 
   for (const auto& k : p.kernels) {
     std::vector<ReportCell> row;
-    row.push_back(text(k.id + (k.is_baseline ? " (baseline)" : ""), Style::plain, k.description));
-    if (several) row.push_back(text(model.sources[k.source].label, Style::muted));
+    row.push_back(
+        report_cell(k.id + (k.is_baseline ? " (baseline)" : ""), Style::plain, k.description));
+    if (several) row.push_back(report_cell(model.sources[k.source].label, Style::muted));
     row.push_back(status_cell(k));
     row.push_back(error_cell(k));
     if (measured) row.push_back(tolerance_cell(k));
@@ -332,10 +337,11 @@ ReportTable problem_table(const ReportModel& model, const ReportProblem& p) {
       row.push_back(median_cell(*k.timing));
       row.push_back(spread_cell(*k.timing));
     } else {
-      row.push_back(text(k.status == KernelStatus::passed ? "not timed" : kDash, Style::muted));
-      row.push_back(missing());
+      row.push_back(
+          report_cell(k.status == KernelStatus::passed ? "not timed" : kDash, Style::muted));
+      row.push_back(no_value_cell());
     }
-    row.push_back(k.gb_per_s ? text(format_gb_per_s(*k.gb_per_s)) : missing());
+    row.push_back(k.gb_per_s ? report_cell(format_gb_per_s(*k.gb_per_s)) : no_value_cell());
     row.push_back(percent_cell(k, p.l2_evicted));
     row.push_back(speedup_cell(k.vs_baseline));
     if (model.has_torch_eager) row.push_back(speedup_cell(k.vs_torch_eager));
@@ -375,8 +381,8 @@ ReportTable sources_table(const ReportModel& model) {
   for (const auto& s : model.sources) {
     std::vector<ReportCell> row;
     const ReportHeader& h = s.header;
-    row.push_back(text(s.label, Style::plain, h.path));
-    row.push_back(s.tool.empty() ? missing() : text(s.tool));
+    row.push_back(report_cell(s.label, Style::plain, h.path));
+    row.push_back(s.tool.empty() ? no_value_cell() : report_cell(s.tool));
     if (h.devices.size() > 1) {  // --devices or merged shards: every GPU and its copy
       std::string detail, copies;
       std::vector<std::string> models;
@@ -393,27 +399,28 @@ ReportTable sources_table(const ReportModel& model) {
                               : std::string();
       for (size_t i = 0; models.size() > 1 && i < models.size(); ++i)
         shown += (i ? ", " : "") + models[i];
-      row.push_back(text(shown, Style::plain, detail));
-      row.push_back(text(copies));
+      row.push_back(report_cell(shown, Style::plain, detail));
+      row.push_back(report_cell(copies));
       if (latency) {
         std::string floors;
         for (const LoadedDevice& d : h.devices)
           floors += (floors.empty() ? "" : "; ") + fmt::format("GPU {}: ", d.index) +
                     (d.latency_floor ? latency_floor_text(*d.latency_floor, "\u00b5s")
                                      : std::string(kDash));
-        row.push_back(text(floors));
+        row.push_back(report_cell(floors));
       }
     } else {
-      row.push_back(h.device_name.empty() ? missing() : text(h.device_name));
-      row.push_back(h.copy_gb_per_s ? text(format_gb_per_s(*h.copy_gb_per_s)) : missing());
+      row.push_back(h.device_name.empty() ? no_value_cell() : report_cell(h.device_name));
+      row.push_back(h.copy_gb_per_s ? report_cell(format_gb_per_s(*h.copy_gb_per_s))
+                                    : no_value_cell());
       if (latency)
-        row.push_back(h.latency_floor ? text(latency_floor_text(*h.latency_floor, "\u00b5s"))
-                                      : missing());
+        row.push_back(h.latency_floor ? report_cell(latency_floor_text(*h.latency_floor, "\u00b5s"))
+                                      : no_value_cell());
     }
-    row.push_back(h.created_at.empty() ? missing() : text(h.created_at));
+    row.push_back(h.created_at.empty() ? no_value_cell() : report_cell(h.created_at));
     const std::string config =
         h.config_name + (h.config_hash.empty() ? "" : " (" + h.config_hash + ")");
-    row.push_back(config.empty() ? missing() : text(config));
+    row.push_back(config.empty() ? no_value_cell() : report_cell(config));
     t.rows.push_back(std::move(row));
     for (const LoadedDevice& d : h.devices)
       if (!d.unmonitored.empty())

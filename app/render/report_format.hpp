@@ -18,6 +18,13 @@ struct ReportCell {
   std::string title;  // longer explanation (an HTML tooltip); may be empty
 };
 
+// A cell; its text rendered as given. The "—" cell (muted) stands where there is no value.
+ReportCell report_cell(std::string text, ReportCell::Style style = ReportCell::Style::plain,
+                       std::string title = "");
+ReportCell no_value_cell();
+// A ratio of medians: good above 1.005, slower below 0.995, "—" where there is none.
+ReportCell speedup_cell(const std::optional<double>& ratio);
+
 struct ReportTable {
   std::vector<std::string> headers;
   std::vector<bool> numeric;  // per column: right-aligned

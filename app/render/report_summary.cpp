@@ -21,14 +21,10 @@ std::optional<double> percent_of_floor(const SummaryRow& r) {
 
 // "188.0 µs"; a floor set by latency rather than bytes says so: "2.900 µs (latency)".
 ReportCell floor_cell(const SummaryRow& r) {
-  if (!r.floor) return {kDash, Style::muted, ""};
+  if (!r.floor) return no_value_cell();
   const std::string time = format_time(r.floor->ms);
   return {r.floor->bound == FloorBound::latency ? time + " (latency)" : time, Style::plain,
           floor_text(*r.floor, r.problem->l2_evicted)};
-}
-
-ReportCell cell(std::string text, Style style = Style::plain, std::string title = "") {
-  return {std::move(text), style, std::move(title)};
 }
 
 // "174.5 µs ±0.4%"
@@ -43,18 +39,11 @@ std::string median_text(const LoadedTiming& t) {
 }
 
 ReportCell kernel_cell(const ReportKernel* k) {
-  if (!k) return cell(kDash, Style::muted);
+  if (!k) return no_value_cell();
   if (!k->timing)
-    return cell(k->status == KernelStatus::passed ? "not timed" : to_string(k->status),
-                is_failure(k->status) ? Style::bad : Style::muted, k->reason);
-  return cell(median_text(*k->timing));
-}
-
-ReportCell speedup(const std::optional<double>& ratio) {
-  if (!ratio) return cell(kDash, Style::muted);
-  return cell(format_speedup(*ratio), *ratio > 1.005   ? Style::good
-                                      : *ratio < 0.995 ? Style::slower
-                                                       : Style::plain);
+    return report_cell(k->status == KernelStatus::passed ? "not timed" : to_string(k->status),
+                       is_failure(k->status) ? Style::bad : Style::muted, k->reason);
+  return report_cell(median_text(*k->timing));
 }
 
 json timing_json(const LoadedTiming& t) {
@@ -105,20 +94,21 @@ ReportTable summary_table(const ReportModel& model) {
     const ReportProblem& p = *r.problem;
     const ReportKernel* d = r.default_kernel;
     std::vector<ReportCell> row;
-    row.push_back(cell(p.id, Style::plain, problem_summary(p)));
+    row.push_back(report_cell(p.id, Style::plain, problem_summary(p)));
     row.push_back(floor_cell(r));
     std::string name = d ? d->id : kDash;
     if (d && !d->dispatches_to.empty())
       name += " \u2192 " + d->dispatches_to.substr(d->dispatches_to.find('.') + 1);
-    row.push_back(cell(name, d ? Style::plain : Style::muted));
+    row.push_back(report_cell(name, d ? Style::plain : Style::muted));
     row.push_back(kernel_cell(d));
     const auto percent = percent_of_floor(r);
-    row.push_back(percent ? cell(format_percent(*percent)) : cell(kDash, Style::muted));
-    row.push_back(r.fastest ? cell(r.fastest->id) : cell(kDash, Style::muted));
+    row.push_back(percent ? report_cell(format_percent(*percent)) : no_value_cell());
+    row.push_back(r.fastest ? report_cell(r.fastest->id) : no_value_cell());
     row.push_back(kernel_cell(r.fastest));
-    row.push_back(speedup(d ? d->vs_baseline : std::nullopt));
-    if (model.has_torch_eager) row.push_back(speedup(d ? d->vs_torch_eager : std::nullopt));
-    if (model.has_torch_compile) row.push_back(speedup(d ? d->vs_torch_compile : std::nullopt));
+    row.push_back(speedup_cell(d ? d->vs_baseline : std::nullopt));
+    if (model.has_torch_eager) row.push_back(speedup_cell(d ? d->vs_torch_eager : std::nullopt));
+    if (model.has_torch_compile)
+      row.push_back(speedup_cell(d ? d->vs_torch_compile : std::nullopt));
     t.rows.push_back(std::move(row));
     for (const ReportKernel& k : p.kernels)
       if (is_failure(k.status))

@@ -2,13 +2,11 @@
 
 #include <optional>
 #include <string>
-#include <utility>
 
 namespace normbench {
 namespace {
 
 constexpr const char* kBackwardSuffix = "_backward";
-constexpr const char* kDash = "—";
 
 // The fields that make a forward and a backward problem the same geometry and format; absent
 // fields take their defaults in both, so absent equals absent.
@@ -39,13 +37,8 @@ std::optional<double> median_of(const ReportProblem& p, const std::string& id) {
   return k->timing->median_ms;
 }
 
-ReportCell cell(std::string text, ReportCell::Style style = ReportCell::Style::plain,
-                std::string title = "") {
-  return {std::move(text), style, std::move(title)};
-}
-
 ReportCell time_cell(std::optional<double> ms) {
-  return ms ? cell(format_time(*ms)) : cell(kDash, ReportCell::Style::muted);
+  return ms ? report_cell(format_time(*ms)) : no_value_cell();
 }
 
 }  // namespace
@@ -78,13 +71,11 @@ ReportTable training_table(const ReportModel& model) {
     std::optional<double> step, compile_step;
     if (forward && backward) step = *forward + *backward;
     if (compile_forward && compile_backward) compile_step = *compile_forward + *compile_backward;
-    ReportCell ratio = cell(kDash, ReportCell::Style::muted);
-    if (step && compile_step)
-      ratio = cell(format_speedup(*compile_step / *step),
-                   *compile_step >= *step ? ReportCell::Style::good : ReportCell::Style::slower,
-                   "torch.compile's forward and backward medians over normbench's defaults'");
-    t.rows.push_back({cell(pair.backward->id), cell(pair.forward->id), time_cell(forward),
-                      time_cell(backward), time_cell(step), time_cell(compile_step), ratio});
+    std::optional<double> ratio;
+    if (step && compile_step) ratio = *compile_step / *step;
+    t.rows.push_back({report_cell(pair.backward->id), report_cell(pair.forward->id),
+                      time_cell(forward), time_cell(backward), time_cell(step),
+                      time_cell(compile_step), speedup_cell(ratio)});
   }
   return t;
 }

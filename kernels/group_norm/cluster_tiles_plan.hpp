@@ -26,9 +26,8 @@ inline constexpr int kClusterTilesVectorCounts[] = {1, 2, 4, 8, 16};
 constexpr int kClusterTilesMaxVectors = 16;
 constexpr int kClusterTilesMaxThreads = 512;
 // The narrowest chunk of a row (unless the row is narrower): DRAM moves whole bursts, so chunks
-// of 16-80 bytes read at each position, a row (C channels) apart, moved 1.5-4x their bytes
-// (H100: 16-byte chunks ran at 0.27 TB/s, 32-byte ones at 0.6, 80-byte ones at 1 TB/s;
-// kernels/NOTES.md).
+// of 16-80 bytes read at each position, a row (C channels) apart, moved x at 0.27 (16 bytes),
+// 0.60 (32 bytes) and 0.4-0.5 TB/s (80 bytes) on the H100 (kernels/NOTES.md).
 constexpr int64_t kClusterTilesMinChunkBytes = 256;
 // Clusters of up to 16 blocks: sizes above 8 are non-portable (an opt-in at launch; sm_90 GPCs
 // have 16-18 SMs), and the largest chunks of the diffusion shapes need 16 SMs' registers.
