@@ -1,5 +1,5 @@
 // group_norm_backward.channel_sums: GroupNorm's gradients for the diffusion shapes, NCHW and
-// channels-last, in four launches that read x and dy twice (as PyTorch's own kernels do):
+// channels-last, in three launches that read x and dy twice (as PyTorch's own kernels do):
 //
 //   1 channel_partials  per (sample, tile of positions, channel): sums of dy and of dy * xhat
 //                       (xhat from the saved mean and rstd, so no cancellation on data far
@@ -10,10 +10,14 @@
 //                       a = sum(w dy) / n and b = sum(w dy xhat) / n, folded per channel into
 //                       dx = alpha dy + beta (x - mean) + gamma (alpha = rstd w, beta = -rstd^2
 //                       b, gamma = -rstd a);
-//   3 input_gradient    dx from x, dy and the channel's four coefficients, 16-byte accesses;
-//   4 parameter_gradients dweight[c] = sum over samples of sum(dy xhat), dbias[c] = sum(dy),
-//                       samples in order.
-// Every sum has a fixed order: the same bits every launch, no atomics, no memset.
+//   3 input_gradient    dx from x, dy and the channel's four coefficients, 16-byte accesses
+//                       (channels-last: a thread keeps its channels' coefficients in registers),
+//                       the last samples first: channel_partials read them last, so most of
+//                       them come from L2; its first block adds the parameter gradients,
+//                       dweight[c] = sum over samples of sum(dy xhat), dbias[c] = sum(dy).
+// Every sum has a fixed order: the same bits every launch, no atomics, no memset. Launches 2
+// and 3 are programmatic dependents of the one before (kernels/families/dependent_launch.cuh),
+// so their launch latency overlaps the previous kernel.
 //
 // Assumes rows of 16-byte vectors: C * element size % 16 == 0 channels-last, H * W * element
 // size % 16 == 0 NCHW, and at most kChannelSumsMaxColumns vectors of channels channels-last;
@@ -22,6 +26,7 @@
 
 #include "kernels/device/element_types.cuh"
 #include "kernels/device/raw_vectors.cuh"
+#include "kernels/families/dependent_launch.cuh"
 #include "kernels/families/launch_helpers.hpp"
 
 namespace normbench::kernels {
@@ -35,6 +40,7 @@ struct Geometry {
   int64_t tiles;           // per sample (channels-last) or per (sample, channel) (NCHW)
   int64_t tile_positions;  // positions per tile
   int64_t block_channels;  // whole groups a block of sample_coefficients takes
+  int64_t sm_count;
 };
 
 // Groups of up to this many channels: sample_coefficients keeps a block's channels' sums in
@@ -78,6 +84,7 @@ __global__ void __launch_bounds__(kThreads)
   using V = RawVector<T>;
   constexpr int E = V::kCount;
   __shared__ float2 lane_sums[kThreads * E];
+  allow_dependent_launch();
   const int columns = static_cast<int>(g.channels / E);
   const int lanes = kThreads / columns;
   const int column = threadIdx.x % columns, lane = threadIdx.x / columns;
@@ -98,8 +105,8 @@ __global__ void __launch_bounds__(kThreads)
     for (int64_t pos = first + lane; pos < end; pos += lanes) {
       const int64_t at = (n * g.spatial + pos) * g.channels + column * E;
       float xv[E], dv[E];
-      V::load_streaming(x + at).unpack(xv);
-      V::load_streaming(dy + at).unpack(dv);
+      V::load_plain(x + at).unpack(xv);
+      V::load_plain(dy + at).unpack(dv);
 #pragma unroll
       for (int e = 0; e < E; ++e) {
         s[e].x += dv[e];
@@ -129,6 +136,7 @@ __global__ void __launch_bounds__(kThreads)
   using V = RawVector<T>;
   constexpr int E = V::kCount;
   __shared__ float2 warp_sums[kThreads / 32];
+  allow_dependent_launch();
   const int64_t n = blockIdx.z, c = blockIdx.y, tile = blockIdx.x;
   const int64_t group = n * g.groups + c / g.group_channels;
   float m[E], r[E];
@@ -142,8 +150,7 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t end = min(first + g.tile_positions, g.spatial);
   float2 s = make_float2(0.0f, 0.0f);
   for (int64_t pos = first + int64_t{threadIdx.x} * E; pos < end; pos += int64_t{kThreads} * E)
-    s = add_vector<T>(s, V::load_streaming(x + base + pos), V::load_streaming(dy + base + pos), m,
-                      r);
+    s = add_vector<T>(s, V::load_plain(x + base + pos), V::load_plain(dy + base + pos), m, r);
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) {
     s.x += __shfl_xor_sync(0xffffffffu, s.x, offset);
@@ -168,6 +175,8 @@ __global__ void __launch_bounds__(kThreads)
     sample_coefficients(const float2* partials, const P* weight, const float* mean,
                         const float* rstd, Geometry g, float4* coefficients, float2* sums) {
   extern __shared__ float2 shared[];
+  allow_dependent_launch();
+  wait_for_previous_kernel();
   const int64_t n = blockIdx.y, c_first = int64_t{blockIdx.x} * g.block_channels;
   const int64_t count = min(g.block_channels, g.channels - c_first);
   const int64_t slices = max(int64_t{1}, kThreads / count);
@@ -222,53 +231,88 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-template <class T>
+// dweight[c] = sum over samples of sum(dy xhat), dbias[c] = sum(dy), samples in order; run by
+// the first block of the dx launch (a launch of its own cost more than the work).
+template <class P>
+__device__ void parameter_gradients(const float2* sums, const Geometry& g, P* grad_weight,
+                                    P* grad_bias) {
+  if (!grad_weight && !grad_bias) return;
+  for (int64_t c = threadIdx.x; c < g.channels; c += kThreads) {
+    float db = 0.0f, dw = 0.0f;
+    for (int64_t n = 0; n < g.samples; ++n) {
+      db += sums[n * g.channels + c].x;
+      dw += sums[n * g.channels + c].y;
+    }
+    if (grad_weight) grad_weight[c] = from_float<P>(dw);
+    if (grad_bias) grad_bias[c] = from_float<P>(db);
+  }
+}
+
+// NCHW: a 16-byte vector lies in one channel, so one coefficient load serves it. Vectors are
+// taken from the last backwards: channel_partials read the last samples last, so they are
+// still in L2.
+template <class T, class P>
 __global__ void __launch_bounds__(kThreads)
-    input_gradient(const T* x, const T* dy, const float4* coefficients, Geometry g,
-                   bool channels_last, T* dx) {
+    input_gradient_nchw(const T* x, const T* dy, const float4* coefficients, const float2* sums,
+                        Geometry g, T* dx, P* grad_weight, P* grad_bias) {
   using V = RawVector<T>;
   constexpr int E = V::kCount;
+  wait_for_previous_kernel();
+  if (blockIdx.x == 0) parameter_gradients(sums, g, grad_weight, grad_bias);
   const int64_t vectors = g.samples * g.channels * g.spatial / E;
   for (int64_t v = int64_t{blockIdx.x} * kThreads + threadIdx.x; v < vectors;
        v += int64_t{gridDim.x} * kThreads) {
-    const int64_t i = v * E;
+    const int64_t i = (vectors - 1 - v) * E;
     float xv[E], dv[E], out[E];
     V::load_streaming(x + i).unpack(xv);
     V::load_streaming(dy + i).unpack(dv);
-    if (channels_last) {
-      const int64_t n = i / (g.spatial * g.channels), c0 = i % g.channels;
+    const float4 k = __ldg(coefficients + i / g.spatial);  // (n, c) of the vector
 #pragma unroll
-      for (int e = 0; e < E; ++e) {
-        const float4 k = __ldg(coefficients + n * g.channels + c0 + e);
-        out[e] = fmaf(k.x, dv[e], fmaf(k.y, xv[e] - k.w, k.z));
-      }
-    } else {
-      const float4 k = __ldg(coefficients + i / g.spatial);  // (n, c) of the vector
-#pragma unroll
-      for (int e = 0; e < E; ++e) out[e] = fmaf(k.x, dv[e], fmaf(k.y, xv[e] - k.w, k.z));
-    }
+    for (int e = 0; e < E; ++e) out[e] = fmaf(k.x, dv[e], fmaf(k.y, xv[e] - k.w, k.z));
     V::pack(out).store_streaming(dx + i);
   }
 }
 
-template <class P>
+// Channels-last: block (range of positions, sample), thread (lane, column) as in
+// channel_partials_nhwc, so a thread's E channels and their coefficients stay in registers.
+// Samples and ranges are taken from the last backwards: channel_partials read the last samples
+// last, so they are still in L2.
+template <class T, class P>
 __global__ void __launch_bounds__(kThreads)
-    parameter_gradients(const float2* sums, Geometry g, P* grad_weight, P* grad_bias) {
-  const int64_t c = int64_t{blockIdx.x} * kThreads + threadIdx.x;
-  if (c >= g.channels) return;
-  float db = 0.0f, dw = 0.0f;
-  for (int64_t n = 0; n < g.samples; ++n) {
-    db += sums[n * g.channels + c].x;
-    dw += sums[n * g.channels + c].y;
+    input_gradient_nhwc(const T* x, const T* dy, const float4* coefficients, const float2* sums,
+                        Geometry g, int64_t block_positions, T* dx, P* grad_weight, P* grad_bias) {
+  using V = RawVector<T>;
+  constexpr int E = V::kCount;
+  wait_for_previous_kernel();
+  if (blockIdx.x == 0 && blockIdx.y == 0) parameter_gradients(sums, g, grad_weight, grad_bias);
+  const int columns = static_cast<int>(g.channels / E);
+  const int lanes = kThreads / columns;
+  const int column = threadIdx.x % columns, lane = threadIdx.x / columns;
+  if (lane >= lanes) return;
+  const int64_t n = g.samples - 1 - blockIdx.y;
+  float4 k[E];
+#pragma unroll
+  for (int e = 0; e < E; ++e) k[e] = __ldg(coefficients + n * g.channels + column * E + e);
+  const int64_t first = int64_t{gridDim.x - 1 - blockIdx.x} * block_positions;
+  const int64_t end = min(first + block_positions, g.spatial);
+#pragma unroll 4
+  for (int64_t pos = first + lane; pos < end; pos += lanes) {
+    const int64_t i = (n * g.spatial + pos) * g.channels + column * E;
+    float xv[E], dv[E], out[E];
+    V::load_streaming(x + i).unpack(xv);
+    V::load_streaming(dy + i).unpack(dv);
+#pragma unroll
+    for (int e = 0; e < E; ++e) out[e] = fmaf(k[e].x, dv[e], fmaf(k[e].y, xv[e] - k[e].w, k[e].z));
+    V::pack(out).store_streaming(dx + i);
   }
-  if (grad_weight) grad_weight[c] = from_float<P>(dw);
-  if (grad_bias) grad_bias[c] = from_float<P>(db);
 }
 
 Geometry geometry(const ProblemShape& p, const DeviceCaps& device) {
-  Geometry g{p.shape[0], p.channels, p.groups, p.channels / p.groups, p.spatial, 1, p.spatial, 0};
-  // Whole groups, about 64 channels a block (a few threads a channel for the tiles' sums).
-  g.block_channels = g.group_channels * std::max<int64_t>(1, 64 / g.group_channels);
+  Geometry g{p.shape[0], p.channels, p.groups, p.channels / p.groups,       p.spatial,
+             1,          p.spatial,  0,        std::max(device.sm_count, 1)};
+  // Whole groups, about 16 channels a block: 16 threads a channel add a sample's 64 tiles in
+  // one round of four loads each, where 64 channels a block took four rounds.
+  g.block_channels = g.group_channels * std::max<int64_t>(1, 16 / g.group_channels);
   // About four blocks per SM in the first launch; a tile keeps at least 64 positions.
   const int64_t wanted = int64_t{4} * std::max(device.sm_count, 1);
   const int64_t per_tile_blocks = p.channels_last() ? g.samples : g.samples * g.channels;
@@ -308,19 +352,34 @@ cudaError_t launch(const ProblemShape& p, const Geometry& g, const KernelArgs& a
   const size_t shared =
       static_cast<size_t>(std::max<int64_t>(kThreads, g.block_channels) + g.block_channels) *
       sizeof(float2);
-  sample_coefficients<P>
-      <<<dim3(static_cast<unsigned>(ceil_div(g.channels, g.block_channels)),
-              static_cast<unsigned>(g.samples)),
-         kThreads, shared, args.stream>>>(partials, weight, mean, rstd, g, coefficients, sums);
+  cudaError_t error = cudaGetLastError();
+  if (error != cudaSuccess) return error;
+  error = launch_dependent(sample_coefficients<P>,
+                           dim3(static_cast<unsigned>(ceil_div(g.channels, g.block_channels)),
+                                static_cast<unsigned>(g.samples)),
+                           kThreads, shared, args.stream, partials, weight, mean, rstd, g,
+                           coefficients, sums);
+  if (error != cudaSuccess) return error;
+  auto* dx = static_cast<T*>(args.y);
+  auto* grad_weight = static_cast<P*>(args.grad_weight);
+  auto* grad_bias = static_cast<P*>(args.grad_bias);
+  if (p.channels_last()) {
+    // About eight blocks an SM over all samples, each thread taking at least eight positions
+    // (a block loads its coefficients once: 16 bytes a channel).
+    const int64_t lanes = kThreads / (g.channels * int64_t{sizeof(T)} / 16);
+    const int64_t per_sample = std::max<int64_t>(1, ceil_div(8 * g.sm_count, g.samples));
+    const int64_t positions =
+        std::max(ceil_div(g.spatial, std::min(per_sample, g.spatial)), 8 * lanes);
+    return launch_dependent(input_gradient_nhwc<T, P>,
+                            dim3(static_cast<unsigned>(ceil_div(g.spatial, positions)),
+                                 static_cast<unsigned>(g.samples)),
+                            kThreads, 0, args.stream, x, dy, coefficients, sums, g, positions, dx,
+                            grad_weight, grad_bias);
+  }
   const int64_t vectors = g.samples * g.channels * g.spatial / (16 / int64_t{sizeof(T)});
   const auto blocks = static_cast<unsigned>(std::min<int64_t>(ceil_div(vectors, kThreads), 65536));
-  input_gradient<T><<<blocks, kThreads, 0, args.stream>>>(x, dy, coefficients, g, p.channels_last(),
-                                                          static_cast<T*>(args.y));
-  if (args.grad_weight || args.grad_bias)
-    parameter_gradients<P>
-        <<<static_cast<unsigned>(ceil_div(g.channels, kThreads)), kThreads, 0, args.stream>>>(
-            sums, g, static_cast<P*>(args.grad_weight), static_cast<P*>(args.grad_bias));
-  return cudaGetLastError();
+  return launch_dependent(input_gradient_nchw<T, P>, dim3(blocks), kThreads, 0, args.stream, x, dy,
+                          coefficients, sums, g, dx, grad_weight, grad_bias);
 }
 
 KernelPlan plan(const ProblemShape& p, const DeviceCaps& device) {
@@ -355,6 +414,6 @@ KernelPlan plan(const ProblemShape& p, const DeviceCaps& device) {
 NORMBENCH_REGISTER_KERNEL(planned_variant(
     Op::group_norm_backward, "group_norm_backward.channel_sums",
     "per-channel sums of dy and dy xhat in fixed-order tiles, then dx from four coefficients a "
-    "channel: x and dy read twice, four launches, no atomics",
+    "channel: x and dy read twice (the second time mostly from L2), three launches, no atomics",
     plan, Accepts::everything()));
 }  // namespace normbench::kernels
