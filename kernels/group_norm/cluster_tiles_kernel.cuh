@@ -261,7 +261,7 @@ KernelPlan plan_cluster_tiles_variant(const ProblemShape& p, const DeviceCaps& d
     return with_element_types(p, [&](auto data, auto param) {
       using T = typename decltype(data)::type;
       using P = typename decltype(param)::type;
-      return launch_cluster_tiles_typed<T, P>(tiles, a, Epilogue{}, args.stream);
+      return launch_cluster_tiles_typed<T, P>(tiles, a, EpilogueFor<T, Epilogue>{}, args.stream);
     });
   };
   return plan;

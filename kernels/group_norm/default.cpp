@@ -2,7 +2,8 @@
 // The float32-only kernels (lookahead, split_group) decline other formats by themselves; every
 // non-classic problem (bfloat16/float16 data or weights, channels-last, a weight without bias)
 // takes grid_tiles, written for the diffusion models' shapes (kernels/NOTES.md), but the
-// small channels-last ones, which take cluster_tiles where a cluster holds a chunk of groups.
+// small channels-last ones, which take cluster_tiles where a cluster holds a chunk of groups,
+// and the mid-sized channels-last ones, which take channel_sums.
 // group_norm_silu.default applies the same rules to the fused twins of the same names: the
 // same shape picks the same kernel with the same bytes.
 #include "kernels/dispatch.hpp"
@@ -13,16 +14,27 @@ bool non_classic(const ProblemShape& p) {
   return !p.is_classic();
 }
 
+int64_t x_bytes(const ProblemShape& p) {
+  return p.num_elements * dtype_bytes(p.dtype);
+}
+
 // Channels-last x of up to 8 MB: the small UNet shapes, where grid_tiles' two
 // grid barriers cost more than the data (kernels/NOTES.md, "The latency regime").
 bool small_channels_last(const ProblemShape& p) {
-  return p.channels_last() && p.num_elements * dtype_bytes(p.dtype) <= (int64_t{8} << 20);
+  return p.channels_last() && x_bytes(p) <= (int64_t{8} << 20);
+}
+
+// Channels-last x of up to 24 MB, which channel_sums reads a second time mostly from L2; on the
+// larger ones grid_tiles was faster on the H100 (kernels/NOTES.md).
+bool mid_channels_last(const ProblemShape& p) {
+  return p.channels_last() && x_bytes(p) <= (int64_t{24} << 20);
 }
 
 std::vector<DispatchRule> rules(const std::string& op) {
   return {{op + ".lookahead", "groups >= 64K elements", long_segments},
           {op + ".split_group", "groups >= 64K elements", long_segments},
           {op + ".cluster_tiles", "channels-last x up to 8 MB", small_channels_last},
+          {op + ".channel_sums", "channels-last x up to 24 MB", mid_channels_last},
           {op + ".grid_tiles", "16-bit, channels-last or weight without bias", non_classic},
           {op + ".block_per_group", "", nullptr}};
 }

@@ -44,11 +44,12 @@ template <class T, class Epilogue>
 cudaError_t launch_grid_tiles_typed(const GridTilesPlan& plan, const GridTilesArgs& a,
                                     cudaStream_t stream) {
   constexpr int kFull = 16 / static_cast<int>(sizeof(T));
+  using E = EpilogueFor<T, Epilogue>;
   if (a.geo.channels_last)
-    return a.geo.vec == 1 ? launch_grid_tiles_kernel<T, true, 1, Epilogue>(plan, a, stream)
-                          : launch_grid_tiles_kernel<T, true, kFull, Epilogue>(plan, a, stream);
-  return a.geo.vec == 1 ? launch_grid_tiles_kernel<T, false, 1, Epilogue>(plan, a, stream)
-                        : launch_grid_tiles_kernel<T, false, kFull, Epilogue>(plan, a, stream);
+    return a.geo.vec == 1 ? launch_grid_tiles_kernel<T, true, 1, E>(plan, a, stream)
+                          : launch_grid_tiles_kernel<T, true, kFull, E>(plan, a, stream);
+  return a.geo.vec == 1 ? launch_grid_tiles_kernel<T, false, 1, E>(plan, a, stream)
+                        : launch_grid_tiles_kernel<T, false, kFull, E>(plan, a, stream);
 }
 
 template <class Epilogue>

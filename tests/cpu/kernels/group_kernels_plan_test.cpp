@@ -231,24 +231,32 @@ TEST(GridTilesPlan, DeclinesWithReasons) {
   EXPECT_TRUE(plan_kernel(variant, rows, h100()).unsupported);
 }
 
-// Channels-last x of up to 8 MB that a cluster holds: cluster_tiles (kernels/NOTES.md).
-std::string small_channels_last_choice(const ProblemShape& p) {
-  const bool small = p.num_elements * dtype_bytes(p.dtype) <= (int64_t{8} << 20);
-  const bool held = !plan_kernel(*find_kernel("group_norm.cluster_tiles"), p, h100()).unsupported;
-  return small && held ? "group_norm.cluster_tiles" : "group_norm.grid_tiles";
+// Channels-last x of up to 8 MB that a cluster holds: cluster_tiles; up to 24 MB of 16-byte
+// rows of at most 256 vectors: channel_sums; larger: grid_tiles (kernels/NOTES.md).
+std::string channels_last_choice(const ProblemShape& p) {
+  const int64_t bytes = p.num_elements * dtype_bytes(p.dtype);
+  const auto takes = [&](const char* id) {
+    return !plan_kernel(*find_kernel(id), p, h100()).unsupported;
+  };
+  if (bytes <= (int64_t{8} << 20) && takes("group_norm.cluster_tiles"))
+    return "group_norm.cluster_tiles";
+  if (bytes <= (int64_t{24} << 20) && takes("group_norm.channel_sums"))
+    return "group_norm.channel_sums";
+  return "group_norm.grid_tiles";
 }
 
 TEST(GridTilesDispatch, NonClassicProblemsTakeGridTilesAndClassicOnesKeepTheirKernels) {
-  int clusters = 0;
+  int clusters = 0, channel_sums = 0;
   for (const auto& shape : diffusion_shapes()) {
     for (DType dtype : {DType::bfloat16, DType::float16}) {
       EXPECT_EQ(chosen(group_norm(shape, 32, dtype, Layout::nchw)), "group_norm.grid_tiles");
       const ProblemShape nhwc = group_norm(shape, 32, dtype, Layout::nhwc);
-      EXPECT_EQ(chosen(nhwc), small_channels_last_choice(nhwc));
+      EXPECT_EQ(chosen(nhwc), channels_last_choice(nhwc));
       clusters += chosen(nhwc) == "group_norm.cluster_tiles";
+      channel_sums += chosen(nhwc) == "group_norm.channel_sums";
     }
     const ProblemShape nhwc32 = group_norm(shape, 32, DType::float32, Layout::nhwc);
-    EXPECT_EQ(chosen(nhwc32), small_channels_last_choice(nhwc32));
+    EXPECT_EQ(chosen(nhwc32), channels_last_choice(nhwc32));
     // A weight without a bias, and bfloat16 data with float32 weights.
     EXPECT_EQ(chosen(group_norm(shape, 32, DType::float32, Layout::nchw, true, false)),
               "group_norm.grid_tiles");
@@ -257,6 +265,7 @@ TEST(GridTilesDispatch, NonClassicProblemsTakeGridTilesAndClassicOnesKeepTheirKe
         "group_norm.grid_tiles");
   }
   EXPECT_GE(clusters, 4);
+  EXPECT_GE(channel_sums, 2);
   // Classic float32 NCHW problems keep their choices.
   EXPECT_EQ(chosen(group_norm({112, 64, 512, 512}, 8, DType::float32, Layout::nchw)),
             "group_norm.lookahead");
@@ -269,4 +278,28 @@ TEST(GridTilesDispatch, NonClassicProblemsTakeGridTilesAndClassicOnesKeepTheirKe
 }
 
 }  // namespace
+
+TEST(ChannelSumsPlan, TakesChannelsLastRowsOfSixteenByteVectorsAndDeclinesTheRest) {
+  const KernelVariant& variant = *find_kernel("group_norm.channel_sums");
+  // SDXL's 2 x 640 x 64 x 64 in bfloat16: 80 vectors a row, 3 lanes of 8 positions a tile, so
+  // 171 tiles a sample; partials of 2 x 171 x 32 groups and a float4 per (sample, channel).
+  const KernelPlan sdxl =
+      plan_kernel(variant, group_norm({2, 640, 64, 64}, 32, DType::bfloat16, Layout::nhwc), h100());
+  ASSERT_FALSE(sdxl.unsupported) << *sdxl.unsupported;
+  EXPECT_EQ(sdxl.workspace_bytes, size_t{2 * 171 * 32 * 8 + 2 * 640 * 16});
+  EXPECT_TRUE(sdxl.launch);
+  const auto declined = [&](const ProblemShape& p) {
+    const KernelPlan plan = plan_kernel(variant, p, h100());
+    return plan.unsupported.value_or("");
+  };
+  EXPECT_NE(declined(group_norm({2, 640, 64, 64}, 32, DType::bfloat16, Layout::nchw)).find("NCHW"),
+            std::string::npos);
+  // 6 channels of float16: 12-byte rows.
+  EXPECT_NE(declined(group_norm({2, 6, 4, 4}, 3, DType::float16, Layout::nhwc)).find("16-byte"),
+            std::string::npos);
+  // 4096 float16 channels: 512 vectors a row, more than a block's threads.
+  EXPECT_NE(declined(group_norm({1, 4096, 4, 4}, 32, DType::float16, Layout::nhwc)).find("256"),
+            std::string::npos);
+}
+
 }  // namespace normbench
