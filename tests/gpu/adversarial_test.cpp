@@ -43,7 +43,10 @@ const std::map<std::string, Expected>& expectations() {
        {"failed", "ran 1 kernel on the per-thread default stream: ", kAllRows}},
       {"late_thread", {"failed", "enqueued outside its launch call", kAllRows}},
       {"replay_by_address", {"failed", "belongs to other inputs", kAllRows}},
-      {"replay_by_count", {"failed", "belongs to other inputs", kAllRows}},
+      // It computes every fourth launch, so a timed sample that did not get fresh inputs may
+      // already show another output than the verified one: which of the two checks of a
+      // timed sample's output sees the replay first depends on where the fresh inputs fell.
+      {"replay_by_count", {"failed", "the output of timed sample ", kAllRows}},
       {"fork_join", {"passed", "", kAllRows}},
       {"writes_after_y",
        {"failed",
