@@ -228,6 +228,8 @@ cudaError_t launch_cluster_tiles_typed(const ClusterTilesPlan& plan, const Clust
       return launch_cluster_tiles_kernel<T, P, 4>(plan, a, epilogue, stream);
     case 8:
       return launch_cluster_tiles_kernel<T, P, 8>(plan, a, epilogue, stream);
+    case 12:
+      return launch_cluster_tiles_kernel<T, P, 12>(plan, a, epilogue, stream);
     case 16:
       return launch_cluster_tiles_kernel<T, P, 16>(plan, a, epilogue, stream);
   }
