@@ -36,6 +36,8 @@ std::string_view op_name(Op op) {
       return "rms_norm_backward";
     case Op::group_norm_backward:
       return "group_norm_backward";
+    case Op::add_rms_norm_backward:
+      return "add_rms_norm_backward";
   }
   return "unknown";
 }
@@ -74,13 +76,16 @@ std::string_view op_description(Op op) {
     case Op::group_norm_backward:
       return "group_norm's gradients (NCHW or channels-last): dx, dweight, dbias per channel "
              "from x, dy, weight and the saved mean and rstd";
+    case Op::add_rms_norm_backward:
+      return "add_rms_norm's gradients: dx (of x and of residual) = rms_norm's dx of s plus "
+             "ds_out, dweight, from s (in x), dy, ds_out, weight and the saved rstd";
   }
   return "";
 }
 
 bool is_backward(Op op) {
   return op == Op::layer_norm_backward || op == Op::rms_norm_backward ||
-         op == Op::group_norm_backward;
+         op == Op::group_norm_backward || op == Op::add_rms_norm_backward;
 }
 
 bool is_grouped(Op op) {
@@ -95,9 +100,15 @@ Op forward_op(Op op) {
       return Op::rms_norm;
     case Op::group_norm_backward:
       return Op::group_norm;
+    case Op::add_rms_norm_backward:
+      return Op::add_rms_norm;
     default:
       return op;
   }
+}
+
+Op statistics_op(Op op) {
+  return op == Op::add_rms_norm_backward ? Op::rms_norm : forward_op(op);
 }
 
 int64_t ProblemShape::read_bytes() const {

@@ -34,14 +34,21 @@ enum class Op {
   group_norm_silu,
   layer_norm_backward,
   rms_norm_backward,
-  group_norm_backward
+  group_norm_backward,
+  add_rms_norm_backward
 };
 
-inline constexpr Op kAllOps[] = {
-    Op::layer_norm,         Op::group_norm,          Op::layer_norm_gelu_scale,
-    Op::rms_norm,           Op::add_rms_norm,        Op::channel_rms_norm,
-    Op::group_norm_silu,    Op::layer_norm_backward, Op::rms_norm_backward,
-    Op::group_norm_backward};
+inline constexpr Op kAllOps[] = {Op::layer_norm,
+                                 Op::group_norm,
+                                 Op::layer_norm_gelu_scale,
+                                 Op::rms_norm,
+                                 Op::add_rms_norm,
+                                 Op::channel_rms_norm,
+                                 Op::group_norm_silu,
+                                 Op::layer_norm_backward,
+                                 Op::rms_norm_backward,
+                                 Op::group_norm_backward,
+                                 Op::add_rms_norm_backward};
 
 std::string_view op_name(Op op);
 std::optional<Op> op_from_name(std::string_view name);
@@ -49,6 +56,10 @@ std::optional<Op> op_from_name(std::string_view name);
 // forward_op is itself.
 bool is_backward(Op op);
 Op forward_op(Op op);
+// The op whose statistics of x a backward op is given (the forward reference computes them):
+// its forward op, but rms_norm for add_rms_norm_backward, whose x is the sum s that add_rms_norm
+// normalizes as rms_norm does. A forward op's is itself.
+Op statistics_op(Op op);
 // The GroupNorm ops (group_norm, group_norm_silu, group_norm_backward): groups of channels, NCHW
 // or channels-last, with the same segments and parameters.
 bool is_grouped(Op op);
@@ -82,7 +93,7 @@ struct ProblemShape {
   std::vector<int64_t> normalized_shape;  // row ops: trailing dims normalized together
   int64_t groups = 0;                     // the GroupNorm ops: number of groups
 
-  DType dtype = DType::float32;        // x, residual, y and s; dy and dx
+  DType dtype = DType::float32;        // x, residual, y and s; dy, ds_out and dx
   DType param_dtype = DType::float32;  // weight and bias; dweight and dbias: dtype or float32
   Layout layout = Layout::nchw;        // the GroupNorm ops only
 
@@ -107,7 +118,7 @@ struct ProblemShape {
   // only.
   bool centered() const {
     return op != Op::rms_norm && op != Op::add_rms_norm && op != Op::channel_rms_norm &&
-           op != Op::rms_norm_backward;
+           op != Op::rms_norm_backward && op != Op::add_rms_norm_backward;
   }
   bool grouped() const { return is_grouped(op); }
   // Weight and bias are per channel (shape[1]) rather than per element of a row.
@@ -116,6 +127,8 @@ struct ProblemShape {
   bool strided_segments() const { return op == Op::channel_rms_norm; }
   // add_rms_norm reads a residual and writes s = x + residual besides y.
   bool has_residual() const { return op == Op::add_rms_norm; }
+  // add_rms_norm_backward reads ds_out, the gradient flowing into s, and adds it to dx.
+  bool has_sum_gradient() const { return op == Op::add_rms_norm_backward; }
   bool channels_last() const { return layout == Layout::nhwc; }
   // float32, contiguous, with weight and bias whenever affine: the format normbench's first
   // kernels were written for (and all the registry hands a variant that declares nothing else).

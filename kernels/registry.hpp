@@ -27,7 +27,7 @@ struct DeviceCaps {
 };
 
 // Device pointers and the stream for one launch. Every pointer is 256-byte aligned (cudaMalloc)
-// and of the problem's types (kernels/tensor_roles.hpp): x, residual, y, sum, dy of
+// and of the problem's types (kernels/tensor_roles.hpp): x, residual, y, sum, dy, ds_out of
 // problem.dtype, in the problem's layout; weight, bias, grad_weight and grad_bias of
 // problem.param_dtype; mean and rstd float32, one per segment. workspace has the bytes the
 // variant asked for and holds garbage on entry; every output, too.
@@ -52,6 +52,9 @@ struct KernelArgs {
   void* grad_bias = nullptr;
   void* workspace = nullptr;
   cudaStream_t stream = nullptr;
+  // add_rms_norm_backward: ds_out, the gradient flowing into the forward's s output, of x's
+  // shape and dtype, which dx adds (x is then s, the sum the forward wrote); else null.
+  const void* ds_out = nullptr;
 };
 
 // The problems a variant takes beyond the classic ones (ProblemShape::is_classic). The registry

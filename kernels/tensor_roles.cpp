@@ -14,6 +14,8 @@ const char* input_name(Input input) {
       return "bias";
     case Input::dy:
       return "dy";
+    case Input::ds_out:
+      return "ds_out";
     case Input::mean:
       return "mean";
     case Input::rstd:
@@ -46,6 +48,7 @@ std::vector<Input> problem_inputs(const ProblemShape& p) {
   if (p.has_bias && !p.is_backward()) inputs.push_back(Input::bias);
   if (p.is_backward()) {
     inputs.push_back(Input::dy);
+    if (p.has_sum_gradient()) inputs.push_back(Input::ds_out);
     if (p.centered()) inputs.push_back(Input::mean);
     inputs.push_back(Input::rstd);
   }

@@ -15,13 +15,15 @@
 namespace normbench {
 
 // Inputs: x; add_rms_norm's residual; weight (affine) and bias (has_bias, forward ops only);
-// for the backward ops dy (the gradient of y: data) and the statistics of x the forward saved,
-// mean (LayerNorm, GroupNorm) and rstd, computed by the harness in float64 and rounded once to
+// for the backward ops dy (the gradient of y: data), add_rms_norm_backward's ds_out (the
+// gradient flowing into its s output: data) and the statistics of x the forward saved, mean
+// (LayerNorm, GroupNorm) and rstd, computed by the harness in float64 and rounded once to
 // float32, as PyTorch's layer_norm returns them.
-enum class Input { x, residual, weight, bias, dy, mean, rstd };
-inline constexpr int kInputCount = 7;
-inline constexpr Input kAllInputs[kInputCount] = {
-    Input::x, Input::residual, Input::weight, Input::bias, Input::dy, Input::mean, Input::rstd};
+enum class Input { x, residual, weight, bias, dy, ds_out, mean, rstd };
+inline constexpr int kInputCount = 8;
+inline constexpr Input kAllInputs[kInputCount] = {Input::x,    Input::residual, Input::weight,
+                                                  Input::bias, Input::dy,       Input::ds_out,
+                                                  Input::mean, Input::rstd};
 
 // Outputs: y of a forward op; s = x + residual of add_rms_norm; for a backward op dx (data, in
 // KernelArgs::y), dweight (affine) and dbias (has_bias), both parameters.
@@ -32,7 +34,7 @@ inline constexpr Output kAllOutputs[kOutputCount] = {Output::y, Output::sum, Out
 
 enum class TensorKind { data, params, statistics };
 
-const char* input_name(Input input);     // "x", "residual", ..., "dy", "mean", "rstd"
+const char* input_name(Input input);     // "x", "residual", ..., "dy", "ds_out", "mean", "rstd"
 const char* output_name(Output output);  // "y", "s", "dx", "dweight", "dbias"
 
 // The problem's inputs and outputs, in the order above.

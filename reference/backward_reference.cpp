@@ -21,9 +21,15 @@ Eigen::ArrayXd doubles(const float* data, int64_t begin, int64_t n) {
 }  // namespace
 
 BackwardReference::BackwardReference(const ProblemShape& problem, const float* x, const float* dy,
-                                     const float* weight, const double* mean, const double* rstd,
-                                     int threads)
-    : problem_(problem), x_(x), dy_(dy), weight_(weight), mean_(mean), rstd_(rstd) {
+                                     const float* ds_out, const float* weight, const double* mean,
+                                     const double* rstd, int threads)
+    : problem_(problem),
+      x_(x),
+      dy_(dy),
+      ds_out_(ds_out),
+      weight_(weight),
+      mean_(mean),
+      rstd_(rstd) {
   compute_segment_means(threads);
   if (!problem.affine) return;  // no dweight, and dbias only comes with a weight
   if (problem.per_channel_params())
@@ -151,8 +157,9 @@ void BackwardReference::dx(int64_t begin, int64_t n, double* out) const {
   weights(begin, n, w);
   const Eigen::ArrayXd g = doubles(dy_, begin, n) * w;
   const Eigen::ArrayXd xhat = (doubles(x_, begin, n) - mean_[s]) * rstd_[s];
-  Eigen::Map<Eigen::ArrayXd>(out, static_cast<Eigen::Index>(n)) =
-      rstd_[s] * (g - g_mean(s) - xhat * g_xhat_mean(s));
+  Eigen::Map<Eigen::ArrayXd> dx(out, static_cast<Eigen::Index>(n));
+  dx = rstd_[s] * (g - g_mean(s) - xhat * g_xhat_mean(s));
+  if (ds_out_) dx += doubles(ds_out_, begin, n);
 }
 
 namespace {

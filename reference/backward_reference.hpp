@@ -3,6 +3,8 @@
 // rstd (RMSNorm: x * rstd), g = dy * weight (1 without a weight) and n the segment size:
 //   LayerNorm, GroupNorm:  dx = rstd * (g - mean_seg(g) - xhat * mean_seg(g * xhat))
 //   RMSNorm:               dx = rstd * (g - xhat * mean_seg(g * xhat))
+//   add_rms_norm_backward: RMSNorm's dx of x (the forward's sum s) plus ds_out, the gradient that
+//                          reached s itself: s = x + residual feeds y and is an output too.
 //   dweight[j] = sum of dy * xhat, dbias[j] = sum of dy, over every element that uses
 //   parameter j: a column of the rows, or a channel's elements over N and the spatial dims.
 // Beside each sum it keeps the sum of its terms' magnitudes, which the sums' tolerance scales
@@ -24,9 +26,11 @@ namespace normbench {
 class BackwardReference {
  public:
   // `mean` and `rstd` hold the exact statistics, one per segment (mean 0 for RMSNorm); every
-  // pointer must outlive this object. weight is null without affine.
+  // pointer must outlive this object. weight is null without affine; ds_out is null but for
+  // add_rms_norm_backward.
   BackwardReference(const ProblemShape& problem, const float* x, const float* dy,
-                    const float* weight, const double* mean, const double* rstd, int threads);
+                    const float* ds_out, const float* weight, const double* mean,
+                    const double* rstd, int threads);
 
   // dx at logical elements [begin, begin + n), which lie in one segment.
   void dx(int64_t begin, int64_t n, double* out) const;
@@ -45,6 +49,7 @@ class BackwardReference {
   ProblemShape problem_;
   const float* x_;
   const float* dy_;
+  const float* ds_out_;
   const float* weight_;
   const double* mean_;
   const double* rstd_;

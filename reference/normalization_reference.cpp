@@ -101,8 +101,9 @@ NormalizationReference::NormalizationReference(const ProblemShape& problem,
       threads);
   combine(rstd_, [&](double sum) { return 1.0 / std::sqrt(sum / n + problem.eps); });
   if (problem.is_backward())
-    backward_ = std::make_unique<BackwardReference>(problem, inputs.x, inputs.dy, inputs.weight,
-                                                    mean_.data(), rstd_.data(), threads);
+    backward_ =
+        std::make_unique<BackwardReference>(problem, inputs.x, inputs.dy, inputs.ds_out,
+                                            inputs.weight, mean_.data(), rstd_.data(), threads);
 }
 
 NormalizationReference::~NormalizationReference() = default;

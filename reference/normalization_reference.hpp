@@ -9,7 +9,8 @@
 // the float32 sum rounded once to the dtype, as PyTorch computes `x + residual`.
 // channel_rms_norm is RMSNorm over dim 1: rstd per (sample, spatial position) over its C
 // channels, which lie `spatial` apart. The backward ops' gradients (dx, dweight, dbias) are
-// reference/backward_reference.hpp's, from the same exact statistics of x.
+// reference/backward_reference.hpp's, from the same exact statistics of x (for
+// add_rms_norm_backward x is the sum s, normalized as rms_norm normalizes it).
 //
 // It keeps only per-segment statistics (16 bytes a segment) and computes expected outputs on
 // demand, piece by piece: problem B's input is 7.5 GB, and a double copy of it would be 15 GB.
@@ -35,6 +36,7 @@ struct ReferenceInputs {
   const float* weight = nullptr;
   const float* bias = nullptr;
   const float* dy = nullptr;
+  const float* ds_out = nullptr;  // add_rms_norm_backward
 };
 
 class NormalizationReference {

@@ -40,7 +40,7 @@ struct Settings {
                                                 {"residual", Distribution::normal()},
                                                 {"weight", Distribution::normal()},
                                                 {"bias", Distribution::normal()}};
-  // Where each was set; absent: the default (dy's default is x's distribution).
+  // Where each was set; absent: the default (dy's and ds_out's default is x's distribution).
   std::map<std::string, std::string> input_paths;
   uint64_t seed = 42;
   int trials = 3;
@@ -90,7 +90,7 @@ void apply_settings(const CheckedJson& node, Settings& s) {
   if (node.has("tolerance")) apply_tolerance(node.at("tolerance"), s);
   if (node.has("inputs")) {
     const auto inputs = node.at("inputs");
-    inputs.expect_object({"x", "residual", "weight", "bias", "dy"});
+    inputs.expect_object({"x", "residual", "weight", "bias", "dy", "ds_out"});
     for (const auto& item : inputs.node().items()) {
       s.inputs[item.key()] = parse_distribution(inputs.at(item.key()));
       s.input_paths[item.key()] = inputs.at(item.key()).path();
@@ -304,6 +304,7 @@ ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
     case Op::rms_norm:
     case Op::add_rms_norm:  // no bias: torch.nn.functional.rms_norm has none
     case Op::rms_norm_backward:
+    case Op::add_rms_norm_backward:
       node.expect_object(
           {"id", "description", "op", "shape", "normalized_shape", NORMBENCH_SETTING_KEYS});
       break;
@@ -327,8 +328,9 @@ ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
   for (Input input : problem_inputs(p.shape)) {
     if (tensor_kind(input) == TensorKind::statistics) continue;  // computed from x
     const std::string name = input_name(input);
-    // dy is drawn like x unless the config says otherwise.
-    const bool like_x = input == Input::dy && s.input_paths.count(name) == 0;
+    // The gradients dy and ds_out are drawn like x unless the config says otherwise.
+    const bool gradient = input == Input::dy || input == Input::ds_out;
+    const bool like_x = gradient && s.input_paths.count(name) == 0;
     p.inputs[name] = s.inputs.at(like_x ? "x" : name);
   }
   check_values_fit_types(node, p, s);

@@ -62,7 +62,7 @@ struct ProblemConfig {
   Tolerance tolerance;        // of the outputs of dtype
   Tolerance param_tolerance;  // of the outputs of param_dtype (dweight, dbias)
   // "x"; "residual" (add_rms_norm); "weight" (affine); "bias" (has_bias, forward ops); "dy"
-  // (backward ops)
+  // (backward ops); "ds_out" (add_rms_norm_backward)
   std::map<std::string, Distribution> inputs;
   uint64_t seed = 42;
   int trials = 3;

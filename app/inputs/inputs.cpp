@@ -38,6 +38,8 @@ auto& ProblemInputs::of(Inputs& in, Input input) {
       return in.bias;
     case Input::dy:
       return in.dy;
+    case Input::ds_out:
+      return in.ds_out;
     case Input::mean:
       return in.mean;
     case Input::rstd:
@@ -59,7 +61,7 @@ namespace {
 // once to float32.
 void fill_saved_statistics(const ProblemShape& p, ProblemInputs& in, int threads) {
   ProblemShape forward = p;
-  forward.op = p.forward_op();  // its reference computes the statistics and nothing else
+  forward.op = statistics_op(p.op);  // its reference computes the statistics and nothing else
   const NormalizationReference statistics(forward, ReferenceInputs{in.x.begin()}, threads);
   for (int64_t s = 0; s < p.num_segments; ++s) {
     if (p.centered()) in.mean.begin()[s] = static_cast<float>(statistics.mean(s));

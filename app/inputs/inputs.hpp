@@ -24,6 +24,7 @@ struct ProblemInputs {
   HostTensor weight;    // affine
   HostTensor bias;      // has_bias, forward ops
   HostTensor dy;        // backward ops
+  HostTensor ds_out;    // add_rms_norm_backward
   HostTensor mean;      // layer_norm_backward, group_norm_backward
   HostTensor rstd;      // backward ops
 

@@ -20,7 +20,8 @@ namespace normbench {
 namespace {
 
 // The ABI's numbers are normbench's enums' values.
-static_assert(NB_OP_GROUP_NORM_BACKWARD == static_cast<int>(Op::group_norm_backward) &&
+static_assert(NB_OP_ADD_RMS_NORM_BACKWARD == static_cast<int>(Op::add_rms_norm_backward) &&
+              NB_OP_GROUP_NORM_BACKWARD == static_cast<int>(Op::group_norm_backward) &&
               NB_OP_RMS_NORM_BACKWARD == static_cast<int>(Op::rms_norm_backward) &&
               NB_OP_LAYER_NORM_BACKWARD == static_cast<int>(Op::layer_norm_backward) &&
               NB_OP_GROUP_NORM_SILU == static_cast<int>(Op::group_norm_silu) &&
@@ -38,10 +39,19 @@ static_assert(NB_LAYOUT_NHWC == static_cast<int>(Layout::nhwc));
 constexpr size_t kMaxKernelsPerPlugin = 10000;
 
 // The oldest ABI this normbench loads, and the last op each version knew: a plugin built for
-// version 1 does not know nb_args's backward fields, so it may not register the backward ops.
+// version 1 does not know nb_args's backward fields, so it may not register the backward ops,
+// nor one built for version 2 add_rms_norm_backward, whose ds_out came with version 3.
 constexpr uint32_t kOldestPluginAbi = 1;
 int last_op_of_abi(uint32_t abi) {
-  return abi == 1 ? NB_OP_GROUP_NORM_SILU : NB_OP_GROUP_NORM_BACKWARD;
+  if (abi == 1) return NB_OP_GROUP_NORM_SILU;
+  if (abi == 2) return NB_OP_GROUP_NORM_BACKWARD;
+  return NB_OP_ADD_RMS_NORM_BACKWARD;
+}
+// The first ABI version that knew `op` (one of the ops some version knows).
+uint32_t first_abi_of_op(int op) {
+  uint32_t abi = kOldestPluginAbi;
+  while (op > last_op_of_abi(abi)) ++abi;
+  return abi;
 }
 
 // A plugin's kernel as normbench keeps it: the strings copied, the callbacks as given.
@@ -81,7 +91,7 @@ int add_kernel(void* context, const nb_kernel* k) {
       return refuse(
           "kernel op " + std::to_string(k->op) + " (" +
           std::string(op_name(static_cast<Op>(k->op))) + ") needs plugin ABI version " +
-          std::to_string(NORMBENCH_PLUGIN_ABI_VERSION) + ", and the plugin was built for version " +
+          std::to_string(first_abi_of_op(k->op)) + ", and the plugin was built for version " +
           std::to_string(collected.abi) +
           " (rebuild it against this normbench's normbench/plugin.h); allowed: " + allowed);
     return refuse("kernel op " + std::to_string(k->op) + " is unknown; allowed: " + allowed);
@@ -155,9 +165,9 @@ KernelVariant variant_of(const PluginKernel& k, const std::string& origin) {
     KernelPlan plan;
     plan.workspace_bytes = k.workspace_bytes ? k.workspace_bytes(&problem, &device) : 0;
     plan.launch = [k, shape, problem, device](const KernelArgs& a) {
-      const nb_args args{a.x,    a.residual,    a.weight,   a.bias, a.y,
-                         a.sum,  a.workspace,   a.stream,   a.dy,   a.mean,
-                         a.rstd, a.grad_weight, a.grad_bias};
+      const nb_args args{a.x,    a.residual,    a.weight,    a.bias,  a.y,
+                         a.sum,  a.workspace,   a.stream,    a.dy,    a.mean,
+                         a.rstd, a.grad_weight, a.grad_bias, a.ds_out};
       return static_cast<cudaError_t>(k.launch(&problem, &device, &args));
     };
     return plan;

@@ -104,6 +104,8 @@ std::string torch_form(Op op) {
       return "aten._fused_rms_norm_backward, or its formula";
     case Op::group_norm_backward:
       return "aten.native_group_norm_backward";
+    case Op::add_rms_norm_backward:
+      return "rms_norm_backward's of s, plus ds_out";
     default:
       return std::string(op_name(op));
   }
@@ -152,6 +154,7 @@ json launch_request(int64_t handle, const KernelArgs& a) {
           {"rstd", address(a.rstd)},
           {"grad_weight", address(a.grad_weight)},
           {"grad_bias", address(a.grad_bias)},
+          {"ds_out", address(a.ds_out)},
           {"stream", address(a.stream)}};
 }
 

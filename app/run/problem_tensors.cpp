@@ -74,8 +74,8 @@ ReferenceInputs ProblemTensors::reference_inputs() const {
     const HostTensor& t = inputs_[input];
     return t.size > 0 ? t.begin() : nullptr;
   };
-  return {data(Input::x), data(Input::residual), data(Input::weight), data(Input::bias),
-          data(Input::dy)};
+  return {data(Input::x),    data(Input::residual), data(Input::weight),
+          data(Input::bias), data(Input::dy),       data(Input::ds_out)};
 }
 
 void ProblemTensors::encode_inputs(int threads) {
@@ -101,8 +101,8 @@ ReferenceInputs ProblemTensors::fresh_reference_inputs(int threads) {
     decode_tensor(b.slot, b.format, b.values, threads);
     return b.values.begin();
   };
-  return {decode(Input::x), decode(Input::residual), decode(Input::weight), decode(Input::bias),
-          decode(Input::dy)};
+  return {decode(Input::x),    decode(Input::residual), decode(Input::weight),
+          decode(Input::bias), decode(Input::dy),       decode(Input::ds_out)};
 }
 
 OutputValues ProblemTensors::decode_outputs(Slots slots, int threads) {

@@ -149,6 +149,7 @@ KernelArgs ProblemSession::args() const {
   a.weight = input(Input::weight).get();
   a.bias = input(Input::bias).get();
   a.dy = input(Input::dy).get();
+  a.ds_out = input(Input::ds_out).get();
   a.mean = input(Input::mean).get();
   a.rstd = input(Input::rstd).get();
   a.y = problem_.shape.is_backward() ? output(Output::dx).get() : output(Output::y).get();

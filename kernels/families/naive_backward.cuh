@@ -6,7 +6,8 @@
 //                        g * xhat (g = dy * weight, xhat = (x - mean) * rstd) per thread, then
 //                        over the block with a shared-memory tree; pass 2 writes
 //                        dx = rstd * (g - mean(g) - xhat * mean(g * xhat)) (RMSNorm: no mean(g)
-//                        term, no mean subtracted).
+//                        term, no mean subtracted; add_rms_norm_backward adds ds_out, so
+//                        that dx is the gradient of the forward's x and residual).
 //   naive_column_kernel  the rows' parameters (LayerNorm, RMSNorm): one thread per column j,
 //                        looping over the rows in order: dweight[j] = sum dy * xhat and
 //                        dbias[j] = sum dy.
@@ -43,10 +44,12 @@ __device__ __forceinline__ float naive_block_sum_f32(float value, float* scratch
   return total;
 }
 
+// ds_out: null, or (add_rms_norm_backward) a gradient added to dx in float32 before dx's one
+// rounding to T.
 template <class T, bool kCentered, class Segments, class Params>
 __global__ void __launch_bounds__(kNaiveBackwardThreads)
-    naive_dx_kernel(const T* x, const T* dy, const float* mean, const float* rstd, T* dx,
-                    Params params, int64_t segment_size, Segments segments) {
+    naive_dx_kernel(const T* x, const T* dy, const T* ds_out, const float* mean, const float* rstd,
+                    T* dx, Params params, int64_t segment_size, Segments segments) {
   __shared__ float scratch[kNaiveBackwardThreads];
   const int64_t segment = blockIdx.x;
   const auto xs = segments.segment(x, segment, segment_size);
@@ -70,7 +73,9 @@ __global__ void __launch_bounds__(kNaiveBackwardThreads)
   for (int64_t i = threadIdx.x; i < segment_size; i += kNaiveBackwardThreads) {
     const float xhat = (to_float<T>(xs[i]) - m) * r;
     const float g = to_float<T>(dys[i]) * weights.at(i).x;
-    dxs[i] = from_float<T>(r * (g - g_mean - xhat * g_xhat_mean));
+    const float carried =
+        ds_out ? to_float<T>(segments.segment(ds_out, segment, segment_size)[i]) : 0.0f;
+    dxs[i] = from_float<T>(r * (g - g_mean - xhat * g_xhat_mean) + carried);
   }
 }
 
@@ -129,13 +134,15 @@ inline std::optional<std::string> naive_backward_unsupported(const ProblemShape&
   return std::nullopt;
 }
 
-// dx, then the parameters' gradients (when affine), for any backward op and format.
+// dx, then the parameters' gradients (when affine), for any backward op and format. ds_out is
+// only add_rms_norm_backward's, a row op.
 inline cudaError_t launch_naive_backward(const ProblemShape& p, const KernelArgs& args) {
   return with_element_types(p, [&](auto data, auto param) {
     using T = typename decltype(data)::type;
     using P = typename decltype(param)::type;
     const auto* x = static_cast<const T*>(args.x);
     const auto* dy = static_cast<const T*>(args.dy);
+    const auto* ds_out = static_cast<const T*>(args.ds_out);
     const auto* mean = static_cast<const float*>(args.mean);
     const auto* rstd = static_cast<const float*>(args.rstd);
     auto* dx = static_cast<T*>(args.y);
@@ -150,12 +157,12 @@ inline cudaError_t launch_naive_backward(const ProblemShape& p, const KernelArgs
       const int64_t per_group = p.channels / p.groups;
       if (p.channels_last())
         naive_dx_kernel<T, true><<<segments, kThreads, 0, stream>>>(
-            x, dy, mean, rstd, dx,
+            x, dy, nullptr, mean, rstd, dx,
             ChannelsLastParams<P>{weight, nullptr, p.groups, per_group, p.spatial}, p.segment_size,
             channels_last_segments(p));
       else
         naive_dx_kernel<T, true><<<segments, kThreads, 0, stream>>>(
-            x, dy, mean, rstd, dx,
+            x, dy, nullptr, mean, rstd, dx,
             TypedChannelParams<P>{weight, nullptr, p.groups, per_group, p.spatial}, p.segment_size,
             ContiguousSegments{});
       if (p.affine)
@@ -169,13 +176,13 @@ inline cudaError_t launch_naive_backward(const ProblemShape& p, const KernelArgs
     const auto column_blocks = static_cast<unsigned>(ceil_div(p.param_size, kThreads));
     if (p.centered()) {
       naive_dx_kernel<T, true><<<segments, kThreads, 0, stream>>>(
-          x, dy, mean, rstd, dx, weights, p.segment_size, ContiguousSegments{});
+          x, dy, ds_out, mean, rstd, dx, weights, p.segment_size, ContiguousSegments{});
       if (p.affine)
         naive_column_kernel<T, P, true><<<column_blocks, kThreads, 0, stream>>>(
             x, dy, mean, rstd, grad_weight, grad_bias, rows, p.param_size);
     } else {
       naive_dx_kernel<T, false><<<segments, kThreads, 0, stream>>>(
-          x, dy, mean, rstd, dx, weights, p.segment_size, ContiguousSegments{});
+          x, dy, ds_out, mean, rstd, dx, weights, p.segment_size, ContiguousSegments{});
       if (p.affine)
         naive_column_kernel<T, P, false><<<column_blocks, kThreads, 0, stream>>>(
             x, dy, mean, rstd, grad_weight, grad_bias, rows, p.param_size);

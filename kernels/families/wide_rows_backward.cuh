@@ -1,7 +1,7 @@
-// The backward of LLM rows held in registers: layer_norm_backward and rms_norm_backward over rows
-// of up to 8192 elements that are whole 16-byte vectors, bfloat16, float16 or float32 data, the
-// weight in the data's type or float32. Two kernels a launch, no atomics (the same output bits
-// every launch):
+// The backward of LLM rows held in registers: layer_norm_backward, rms_norm_backward and
+// add_rms_norm_backward over rows of up to 8192 elements that are whole 16-byte vectors, bfloat16,
+// float16 or float32 data, the weight in the data's type or float32. Two kernels a launch, no
+// atomics (the same output bits every launch):
 //
 //   wide_rows_backward_kernel   a fixed grid (families/wide_rows_backward_plan.hpp) walks the rows,
 //                               block b taking rows b, b + blocks, ...; each thread holds its 16
@@ -10,7 +10,10 @@
 //                               flight across the reductions. With the saved statistics,
 //                               xhat = (x - mean) rstd and g = dy w: the block sums of g and
 //                               g xhat (RMSNorm: g xhat alone) in one reduction, then
-//                               dx = rstd (g - mean(g) - xhat mean(g xhat)) rounded once to T.
+//                               dx = rstd (g - mean(g) - xhat mean(g xhat)) rounded once to T;
+//                               add_rms_norm_backward (kAddsDsOut) adds ds_out before that
+//                               rounding, the row's ds_out loaded before the block's reduction
+//                               so that its latency hides behind it.
 //                               x and dy are read once, dx written once (evict-first both ways,
 //                               so the weight and the partials below stay in L2). The thread's
 //                               columns never change, so it keeps their dweight (sum dy xhat) and
@@ -50,6 +53,7 @@ struct WideRowsBackwardTensors {
   const float* rstd;
   T* dx;
   float* partials;  // [blocks][columns] of dweight, then [blocks][columns] of dbias
+  const T* ds_out;  // add_rms_norm_backward's, added to dx; else null
 };
 
 // Sum over the block of one value (RMSNorm) or two (LayerNorm), every thread getting the same
@@ -69,7 +73,7 @@ __device__ __forceinline__ float2 wide_rows_backward_block_sum(float2 v, float2*
   return total;
 }
 
-template <class T, class P, bool kCentered, int kGrads>
+template <class T, class P, bool kCentered, bool kAddsDsOut, int kGrads>
 __global__ void __launch_bounds__(kWideRowsBackwardMaxThreads)
     wide_rows_backward_kernel(WideRowsBackwardTensors<T, P> t, int row_vectors, int64_t rows,
                               float inv_n) {
@@ -79,10 +83,13 @@ __global__ void __launch_bounds__(kWideRowsBackwardMaxThreads)
   __shared__ float2 partials[2][kWideRowsBackwardMaxThreads / 32];
   const int64_t columns = int64_t{row_vectors} * kCount;
   auto vector_index = [&](int j) { return static_cast<int>(threadIdx.x + j * blockDim.x); };
+  auto row_vector_at = [&](int64_t row, int j) {
+    return row * columns + int64_t{vector_index(j)} * kCount;
+  };
   auto load_row = [&](int64_t row, V(&x)[kVectors], V(&dy)[kVectors]) {
 #pragma unroll
     for (int j = 0; j < kVectors; ++j) {
-      const int64_t at = row * columns + int64_t{vector_index(j)} * kCount;
+      const int64_t at = row_vector_at(row, j);
       const bool owned = vector_index(j) < row_vectors;
       x[j].raw = owned ? V::load_streaming(t.x + at).raw : make_uint4(0, 0, 0, 0);
       dy[j].raw = owned ? V::load_streaming(t.dy + at).raw : make_uint4(0, 0, 0, 0);
@@ -116,6 +123,14 @@ __global__ void __launch_bounds__(kWideRowsBackwardMaxThreads)
       if constexpr (kCentered) mean_next = __ldg(t.mean + row + gridDim.x);
       rstd_next = __ldg(t.rstd + row + gridDim.x);
     }
+    [[maybe_unused]] V carried[kVectors];  // ds_out of this row: registers only where kAddsDsOut
+    if constexpr (kAddsDsOut) {
+#pragma unroll
+      for (int j = 0; j < kVectors; ++j)
+        carried[j].raw = vector_index(j) < row_vectors
+                             ? V::load_streaming(t.ds_out + row_vector_at(row, j)).raw
+                             : make_uint4(0, 0, 0, 0);
+    }
 
     float g_sum = 0.0f, g_xhat_sum = 0.0f;
 #pragma unroll
@@ -146,15 +161,18 @@ __global__ void __launch_bounds__(kWideRowsBackwardMaxThreads)
     for (int j = 0; j < kVectors; ++j) {
       if (vector_index(j) >= row_vectors) continue;
       float e[kCount], d[kCount], w[kCount];
+      [[maybe_unused]] float c[kCount];
       x[j].unpack(e);
       dy[j].unpack(d);
       weight[j].unpack(t.weight, w, 1.0f);
+      if constexpr (kAddsDsOut) carried[j].unpack(c);
 #pragma unroll
       for (int k = 0; k < kCount; ++k) {
         const float xhat = (e[k] - m) * r;
         e[k] = r * ((d[k] * w[k] - g_mean) - xhat * g_xhat_mean);
+        if constexpr (kAddsDsOut) e[k] += c[k];
       }
-      V::pack(e).store_streaming(t.dx + row * columns + int64_t{vector_index(j)} * kCount);
+      V::pack(e).store_streaming(t.dx + row_vector_at(row, j));
     }
   }
 
@@ -200,7 +218,7 @@ __global__ void __launch_bounds__(32 * kWideRowsBackwardColumnSlices)
   (blockIdx.y == 0 ? grad_weight : grad_bias)[j] = from_float<P>(static_cast<float>(total));
 }
 
-template <bool kCentered>
+template <bool kCentered, bool kAddsDsOut>
 cudaError_t launch_wide_rows_backward(const ProblemShape& p, const WideRowsBackwardPlan& plan,
                                       int sm_count, const KernelArgs& args) {
   return with_element_types(p, [&](auto data, auto param) {
@@ -210,7 +228,7 @@ cudaError_t launch_wide_rows_backward(const ProblemShape& p, const WideRowsBackw
         static_cast<const T*>(args.x),        static_cast<const T*>(args.dy),
         static_cast<const P*>(args.weight),   static_cast<const float*>(args.mean),
         static_cast<const float*>(args.rstd), static_cast<T*>(args.y),
-        static_cast<float*>(args.workspace)};
+        static_cast<float*>(args.workspace),  static_cast<const T*>(args.ds_out)};
     const float inv_n = 1.0f / static_cast<float>(p.segment_size);
     auto run = [&](auto kernel, int grads) -> cudaError_t {
       // As many blocks as fit at once (each walks its rows to the end: a second wave would
@@ -231,17 +249,19 @@ cudaError_t launch_wide_rows_backward(const ProblemShape& p, const WideRowsBackw
       }
       return cudaGetLastError();
     };
-    if (!p.affine) return run(wide_rows_backward_kernel<T, P, kCentered, kNoParamGrads>, 0);
+    if (!p.affine)
+      return run(wide_rows_backward_kernel<T, P, kCentered, kAddsDsOut, kNoParamGrads>, 0);
     if constexpr (kCentered)
       if (p.has_bias)
-        return run(wide_rows_backward_kernel<T, P, kCentered, kWeightAndBiasGrads>, 2);
-    return run(wide_rows_backward_kernel<T, P, kCentered, kWeightGrad>, 1);
+        return run(wide_rows_backward_kernel<T, P, kCentered, kAddsDsOut, kWeightAndBiasGrads>, 2);
+    return run(wide_rows_backward_kernel<T, P, kCentered, kAddsDsOut, kWeightGrad>, 1);
   });
 }
 
 // The plan of a `<op>_backward.row_in_registers` variant: declined with the plan's reason, or
-// the two kernels with the workspace of the blocks' partials.
-template <bool kCentered>
+// the two kernels with the workspace of the blocks' partials. kCentered: LayerNorm's mean and
+// dbias; kAddsDsOut: add_rms_norm_backward's ds_out added to dx.
+template <bool kCentered, bool kAddsDsOut = false>
 KernelPlan plan_wide_rows_backward_variant(const ProblemShape& p, const DeviceCaps& device) {
   const WideRowsBackwardPlan rows = plan_wide_rows_backward(p, device.sm_count);
   if (!rows.unsupported.empty()) return KernelPlan::declined(rows.unsupported);
@@ -249,7 +269,7 @@ KernelPlan plan_wide_rows_backward_variant(const ProblemShape& p, const DeviceCa
   plan.workspace_bytes = rows.workspace_bytes;
   const int sm_count = std::max(device.sm_count, 1);
   plan.launch = [p, rows, sm_count](const KernelArgs& args) {
-    return launch_wide_rows_backward<kCentered>(p, rows, sm_count, args);
+    return launch_wide_rows_backward<kCentered, kAddsDsOut>(p, rows, sm_count, args);
   };
   return plan;
 }

@@ -5,7 +5,7 @@ returning one; nothing here raises into the worker (an exception comes back as {
   plan     {candidate, problem, device}  -> {handle, in_place} | {unsupported} | {error}
            builds the candidate for the problem (imports, builds extensions, compiles: untimed)
   launch   {handle, x, residual, weight, bias, y, sum, dy, mean, rstd, grad_weight, grad_bias,
-            stream} -> {} | {error}
+            ds_out, stream} -> {} | {error}
            one call of the candidate on normbench's buffers (device addresses) with the given
            stream current: what normbench times
   finish   (as launch) -> {} | {error}
@@ -13,8 +13,8 @@ returning one; nothing here raises into the worker (an exception comes back as {
            normbench's guarded one (y, s; a backward op's dx, dweight, dbias), converting its
            memory format if it differs
 
-Tensors are normbench's own memory, viewed through __cuda_array_interface__ (no copy): x, dy
-and the outputs of x's shape in the problem's layout, weight, bias, dweight and dbias in its
+Tensors are normbench's own memory, viewed through __cuda_array_interface__ (no copy): x, dy,
+ds_out and the outputs of x's shape in the problem's layout, weight, bias, dweight and dbias in its
 parameter dtype, mean and rstd float32 of the statistics' shape. The views are made once per
 set of addresses, so that a timed call pays for nothing but the candidate.
 """
@@ -76,7 +76,7 @@ TENSORS = {"x": ("x", "data"), "residual": ("residual", "data"), "weight": ("wei
            "bias": ("bias", "params"), "dy": ("dy", "data"), "mean": ("mean", "statistics"),
            "rstd": ("rstd", "statistics"), "y": ("y", "data"), "s": ("sum", "data"),
            "dx": ("y", "data"), "dweight": ("grad_weight", "params"),
-           "dbias": ("grad_bias", "params")}
+           "dbias": ("grad_bias", "params"), "ds_out": ("ds_out", "data")}
 
 
 def tensor_format(p, kind):
@@ -263,12 +263,14 @@ class _Prepared:
 
     def _call(self, t):
         """The built candidate on the views: a forward op's call(x, weight, bias, residual, out),
-        a backward op's call(x, dy, weight, mean, rstd, out), out its output views (one tensor,
-        or a tuple where there are several)."""
+        a backward op's call(x, dy, weight, mean, rstd, out) (add_rms_norm_backward's with
+        ds_out= too), out its output views (one tensor, or a tuple where there are several)."""
         outs = tuple(t[name] for name in self.p["outputs"])
         out = outs if len(outs) > 1 else outs[0]
         if self.p["backward"]:
-            return self.built.call(t["x"], t["dy"], t.get("weight"), t.get("mean"), t["rstd"], out)
+            extra = {"ds_out": t["ds_out"]} if "ds_out" in t else {}
+            return self.built.call(t["x"], t["dy"], t.get("weight"), t.get("mean"), t["rstd"], out,
+                                   **extra)
         return self.built.call(t["x"], t.get("weight"), t.get("bias"), t.get("residual"), out)
 
     def _checked(self, out):

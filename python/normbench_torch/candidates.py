@@ -5,7 +5,8 @@
                       s = x + residual; y = rms_norm(s), returning (y, s); channel_rms_norm as
                       KernelBench's x / sqrt(mean(x^2, dim=1) + eps) (in float32 for 16-bit x);
                       group_norm_silu as silu(group_norm(x)), as diffusion UNets run it; the
-                      backward ops by PyTorch's own backward kernels (backward_function)
+                      backward ops by PyTorch's own backward kernels (backward_function),
+                      add_rms_norm_backward as rms_norm's plus ds_out
   torch.compile       torch.compile of the same function (dynamic=False, fullgraph=True)
   python.<m>.<f>      --python module:function, called as function(x, weight, bias, problem)
                       with torch tensors on the GPU (weight None when not affine, bias None
@@ -16,7 +17,8 @@
                       instead (y, or (y, s) for add_rms_norm), writes it and returns nothing.
                       A backward op's: function(x, dy, weight, mean, rstd, problem) returning
                       its outputs (dx, dweight, dbias: those of problem["outputs"]) as a tuple,
-                      or writing the tuple `out`; mean is None for rms_norm_backward.
+                      or writing the tuple `out`; mean is None for the RMSNorm ones.
+                      add_rms_norm_backward's gets x = s and also `ds_out=`.
   kernelbench.<stem>  --kernelbench FILE.py: a KernelBench-style ModelNew (kernelbench.py)
 
 A candidate that cannot take a problem says why (NotSupported: status not_supported); one that
@@ -82,7 +84,8 @@ def torch_dtype(torch, name):
 class Built:
     """A candidate built for one problem. call(x, weight, bias, residual, out) returns y or
     (y, s), or writes `out` (y or (y, s)) when in_place; a backward op's call(x, dy, weight,
-    mean, rstd, out) returns or writes the tuple of its outputs."""
+    mean, rstd, out) returns or writes the tuple of its outputs (add_rms_norm_backward's is
+    also given ds_out=, by name)."""
 
     def __init__(self, call, in_place=False, bind=None):
         self.call = call
@@ -165,10 +168,17 @@ def refused_dtypes(p, e):
     return None
 
 
+def backward_call(fn, p):
+    """Built's call of a backward function fn(x, dy, weight, mean, rstd): add_rms_norm_backward's
+    also takes ds_out, which the bridge passes by name."""
+    if p["op"] == "add_rms_norm_backward":
+        return lambda x, dy, w, mean, rstd, out, ds_out: fn(x, dy, w, mean, rstd, ds_out)
+    return lambda x, dy, w, mean, rstd, out: fn(x, dy, w, mean, rstd)
+
+
 def torch_eager(torch, p):
     if p["backward"]:
-        fn = backward_function(torch, p)
-        return Built(lambda x, dy, w, mean, rstd, out: fn(x, dy, w, mean, rstd))
+        return Built(backward_call(backward_function(torch, p), p))
     fn = in_dtype_of_x(op_function(p))
     return Built(lambda x, w, b, r, out: fn(x, w, b, r))
 
@@ -178,8 +188,7 @@ def torch_compile(torch, p, mode):
     torch._dynamo.reset()  # a fresh cache per problem: no recompile limit across problems
     compiled = lambda f: torch.compile(f, mode=mode, dynamic=False, fullgraph=True)
     if p["backward"]:
-        fn = compiled(backward_function(torch, p))
-        return Built(lambda x, dy, w, mean, rstd, out: fn(x, dy, w, mean, rstd))
+        return Built(backward_call(compiled(backward_function(torch, p)), p))
     fn = compiled(in_dtype_of_x(op_function(p)))
     return Built(lambda x, w, b, r, out: fn(x, w, b, r))
 
@@ -208,7 +217,8 @@ def backward_function(torch, p):
     """The backward op by PyTorch's own backward kernels, f(x, dy, weight, mean, rstd) -> the
     problem's outputs: aten.native_layer_norm_backward, aten.native_group_norm_backward and
     aten._fused_rms_norm_backward (where this PyTorch has it; else RMSNorm's gradient formula in
-    torch ops). The float32 statistics are viewed as PyTorch's forward returns them; its CUDA
+    torch ops), which add_rms_norm_backward's f(x, dy, weight, mean, rstd, ds_out) calls on s
+    (its x) before adding ds_out to dx. The float32 statistics are viewed as PyTorch's forward returns them; its CUDA
     GroupNorm reads them, and x and dy, in the data's type and NCHW order, so they are converted
     inside the call, as a training step would hand them over."""
     op, affine, bias = p["op"], p["affine"], p["has_bias"]
@@ -235,23 +245,29 @@ def backward_function(torch, p):
                 spatial, groups, [True, affine, bias])
             return _outputs(p, x, w, dx, dw, db)
         return group_norm_backward
-    if op == "rms_norm_backward":
+    if op in ("rms_norm_backward", "add_rms_norm_backward"):
         return rms_norm_backward(torch, p)
     raise NotSupported("PyTorch has no backward op for %s" % op)
 
 
 def rms_norm_backward(torch, p):
+    """rms_norm_backward, and add_rms_norm_backward's rms_norm part: its x is s = x + residual,
+    and ds_out (the gradient that reached s itself) is added to dx as autograd adds the gradients
+    of s's two uses. ds_out is None for rms_norm_backward."""
     shape, keep, affine = list(p["normalized_shape"]), _stat_view_shape(p), p["affine"]
     fused = getattr(torch.ops.aten, "_fused_rms_norm_backward", None)
+
+    def finish(x, w, dx, dw, ds_out):
+        return _outputs(p, x, w, dx if ds_out is None else dx + ds_out, dw, None)
     if fused is not None:
-        def fused_backward(x, dy, w, mean, rstd):
+        def fused_backward(x, dy, w, mean, rstd, ds_out=None):
             dx, dw = fused(dy, x, shape, rstd.view(keep), w, [True, affine])
-            return _outputs(p, x, w, dx, dw, None)
+            return finish(x, w, dx, dw, ds_out)
         return fused_backward
     normalized = tuple(range(-len(shape), 0))
     rows = tuple(range(len(p["shape"]) - len(shape)))
 
-    def formula(x, dy, w, mean, rstd):
+    def formula(x, dy, w, mean, rstd, ds_out=None):
         # dx = rstd (g - xhat mean(g xhat)), g = dy w, xhat = x rstd; dweight = sum dy xhat.
         r = rstd.view(keep)
         xhat, grad = x.float() * r, dy.float()
@@ -260,7 +276,7 @@ def rms_norm_backward(torch, p):
         dw = None
         if affine:
             dw = (grad * xhat).sum(dim=rows) if rows else grad * xhat
-        return _outputs(p, x, w, dx, dw, None)
+        return finish(x, w, dx, dw, ds_out)
     return formula
 
 
@@ -292,6 +308,12 @@ def python_function(fn, p):
         in_place = "out" in inspect.signature(fn).parameters
     except (TypeError, ValueError):  # a builtin without a signature
         in_place = False
+    if p["backward"] and p["op"] == "add_rms_norm_backward":
+        if in_place:
+            return Built(lambda x, dy, w, mean, rstd, out, ds_out: fn(
+                x, dy, w, mean, rstd, problem, ds_out=ds_out, out=out), True)
+        return Built(lambda x, dy, w, mean, rstd, out, ds_out: fn(x, dy, w, mean, rstd, problem,
+                                                                  ds_out=ds_out))
     if p["backward"]:
         if in_place:
             return Built(lambda x, dy, w, mean, rstd, out: fn(x, dy, w, mean, rstd, problem,

@@ -8,6 +8,10 @@
 // its error grows like 2^-8 rms(t) M / sqrt(2), about 11, against dweight's tolerance of
 // 2^-7 |ref| + 2^-6 plus an allowance 8 sqrt(M) 2^-24 S of about 0.1 (docs/backward.md): it
 // must fail on most columns. The same sum kept in float32 (the baseline) passes.
+//
+// without_ds_out: add_rms_norm_backward's dx as rms_norm_backward's, the gradient that reached s
+// (ds_out) not added: the mistake of differentiating y alone. changes_ds_out: right, then
+// ds_out changed.
 #include <cuda_bf16.h>
 
 #include "kernels/registry.hpp"
@@ -75,6 +79,18 @@ cudaError_t changes_rstd(const ProblemShape& p, const DeviceCaps& d, const Kerne
   return cudaGetLastError();
 }
 
+// add_rms_norm_backward's baseline with ds_out null: rms_norm_backward's dx of s, dweight right.
+cudaError_t without_ds_out(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  KernelArgs no_sum_gradient = a;
+  no_sum_gradient.ds_out = nullptr;
+  return correct_backward(p, d, no_sum_gradient);
+}
+cudaError_t changes_ds_out(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  if (cudaError_t e = correct_backward(p, d, a); e != cudaSuccess) return e;
+  write_float_at<<<1, 1, 0, a.stream>>>(const_cast<void*>(a.ds_out), 0, 0.25f);
+  return cudaGetLastError();
+}
+
 // dx right; dweight and dbias go to the workspace, and the outputs keep the harness's NaN.
 cudaError_t dx_only(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
   KernelArgs no_parameters = a;
@@ -89,9 +105,9 @@ size_t dx_only_workspace(const ProblemShape& p, const DeviceCaps&) {
 
 void register_backward(const std::string& name, const std::string& what, LaunchFunction f,
                        UnsupportedFunction unsupported = nullptr,
-                       WorkspaceFunction workspace = nullptr) {
-  register_kernel(make_variant(Op::layer_norm_backward, "layer_norm_backward.adversarial_" + name,
-                               what, f, unsupported, workspace, false, Accepts::everything()));
+                       WorkspaceFunction workspace = nullptr, Op op = Op::layer_norm_backward) {
+  register_kernel(make_variant(op, std::string(op_name(op)) + ".adversarial_" + name, what, f,
+                               unsupported, workspace, false, Accepts::everything()));
 }
 
 const bool registered = [] {
@@ -104,6 +120,10 @@ const bool registered = [] {
   register_backward("changes_rstd", "right, then changes the saved rstd", changes_rstd);
   register_backward("dx_only", "the right dx; dweight and dbias written to its workspace", dx_only,
                     nullptr, dx_only_workspace);
+  register_backward("without_ds_out", "rms_norm_backward's dx of s: ds_out not added",
+                    without_ds_out, nullptr, nullptr, Op::add_rms_norm_backward);
+  register_backward("changes_ds_out", "right, then changes ds_out", changes_ds_out, nullptr,
+                    nullptr, Op::add_rms_norm_backward);
   return true;
 }();
 

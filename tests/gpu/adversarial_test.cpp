@@ -96,6 +96,9 @@ const std::map<std::string, Expected>& expectations() {
         "sqrt(M) "
         "u32 S (M = 512 terms, S = sum of their magnitudes) (1024 NaN/Inf)",
         {"backward_rows"}}},
+      // ds_out, of N(0, 1), is far beyond dx's tolerance almost everywhere.
+      {"without_ds_out", {"failed", "dx: ", {"add_rms_backward_rows"}}},
+      {"changes_ds_out", {"failed", "modified its inputs", {"add_rms_backward_rows"}}},
   };
   return e;
 }

@@ -48,6 +48,11 @@ NORMBENCH_PLUGIN_EXPORT uint32_t normbench_plugin_abi_version(void) {
 NORMBENCH_PLUGIN_EXPORT uint32_t normbench_plugin_abi_version(void) {
   return 1;
 }
+#elif defined(NB_CASE_abi_2) || defined(NB_CASE_abi_2_add_rms_norm_backward)
+// Built against the version-2 header, whose nb_args ends at `grad_bias` (no ds_out).
+NORMBENCH_PLUGIN_EXPORT uint32_t normbench_plugin_abi_version(void) {
+  return 2;
+}
 #else
 NORMBENCH_PLUGIN_ABI_VERSION_FUNCTION
 #endif
@@ -57,13 +62,18 @@ NORMBENCH_PLUGIN_EXPORT int normbench_plugin_register(const nb_registrar* r) {
   return add(r, NB_OP_LAYER_NORM, "layer_norm.test_plugin") ||
          add(r, NB_OP_GROUP_NORM, "group_norm.test_plugin") ||
          add(r, NB_OP_GROUP_NORM_SILU, "group_norm_silu.test_plugin") ||
-         add(r, NB_OP_GROUP_NORM_BACKWARD, "group_norm_backward.test_plugin");
+         add(r, NB_OP_GROUP_NORM_BACKWARD, "group_norm_backward.test_plugin") ||
+         add(r, NB_OP_ADD_RMS_NORM_BACKWARD, "add_rms_norm_backward.test_plugin");
 #elif defined(NB_CASE_unknown_op)
-  return add(r, NB_OP_GROUP_NORM_BACKWARD + 1, "group_norm_backward.from_the_future");
+  return add(r, NB_OP_ADD_RMS_NORM_BACKWARD + 1, "add_rms_norm_backward.from_the_future");
 #elif defined(NB_CASE_abi_1)
   return add(r, NB_OP_GROUP_NORM_SILU, "group_norm_silu.version_1");
 #elif defined(NB_CASE_abi_1_backward)
   return add(r, NB_OP_LAYER_NORM_BACKWARD, "layer_norm_backward.version_1");
+#elif defined(NB_CASE_abi_2)
+  return add(r, NB_OP_RMS_NORM_BACKWARD, "rms_norm_backward.version_2");
+#elif defined(NB_CASE_abi_2_add_rms_norm_backward)
+  return add(r, NB_OP_ADD_RMS_NORM_BACKWARD, "add_rms_norm_backward.version_2");
 #elif defined(NB_CASE_duplicate)
   return add(r, NB_OP_LAYER_NORM, "layer_norm.naive");
 #elif defined(NB_CASE_outside_op)

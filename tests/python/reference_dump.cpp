@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
       const NormalizationReference reference(
           problem.shape,
           {data(Input::x), data(Input::residual), data(Input::weight), data(Input::bias),
-           data(Input::dy)},
+           data(Input::dy), data(Input::ds_out)},
           2);
       const std::string dir = std::string(argv[2]) + "/" + problem.id;
       save_inputs(dir, inputs);

@@ -2,7 +2,8 @@
 """normbench's float64 reference of the backward ops against PyTorch's float64 autograd: for
 every problem of configs/smoke_backward.json, the inputs normbench makes and its dx, dweight and
 dbias (written by the test-only reference_dump, no GPU needed) must equal the gradients
-autograd computes for the forward op on the same values, L = sum(dy * y).
+autograd computes for the forward op on the same values, L = sum(dy * y) (add_rms_norm's, whose
+x is the sum s and an output too: L = sum(dy * y) + sum(ds_out * s)).
 
 Skips (exit 77) with a message where PyTorch or NumPy is missing.
 
@@ -39,7 +40,8 @@ def autograd_gradients(config, problem, folder):
     load = lambda name: torch.from_numpy(numpy.load(os.path.join(folder, name + ".npy"))).double()
     op = problem["op"]
     affine = setting(config, problem, "affine", True)
-    bias = affine and op != "rms_norm_backward" and problem.get("bias", True)
+    centered = op in ("layer_norm_backward", "group_norm_backward")  # the RMSNorm ops have no bias
+    bias = affine and centered and problem.get("bias", True)
     eps = setting(config, problem, "eps", 1e-5)
     x = load("x").requires_grad_()
     dy = load("dy")
@@ -49,11 +51,14 @@ def autograd_gradients(config, problem, folder):
         y = F.layer_norm(x, problem["normalized_shape"], w, b, eps)
     elif op == "group_norm_backward":
         y = F.group_norm(x, problem["groups"], w, b, eps)
-    else:
+    else:  # RMSNorm's; add_rms_norm_backward's x is the sum s it normalizes
         dims = tuple(range(-len(problem["normalized_shape"]), 0))
         y = x * torch.rsqrt((x * x).mean(dim=dims, keepdim=True) + eps)
         y = y * w if w is not None else y
-    (y * dy).sum().backward()
+    loss = (y * dy).sum()
+    if op == "add_rms_norm_backward":
+        loss = loss + (x * load("ds_out")).sum()
+    loss.backward()
     gradients = {"dx": x.grad}
     if affine:
         gradients["dweight"] = w.grad

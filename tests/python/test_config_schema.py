@@ -116,6 +116,8 @@ class ConfigSchema(unittest.TestCase):
                        {"op": "layer_norm_backward", "bias": False, "dtype": "bfloat16",
                         "inputs": {"dy": "normal"}},                    # gradients of layer_norm
                        {"op": "rms_norm_backward", "param_dtype": "float32", "dtype": "float16"},
+                       {"op": "add_rms_norm_backward", "dtype": "bfloat16",
+                        "inputs": {"ds_out": "normal"}},                # the residual stream's
                        {"op": "group_norm_backward", "normalized_shape": None, "shape": [2, 4, 3],
                         "groups": 2, "layout": "nhwc"},
                        {"timing": {"kernel_timeout_s": 3, "warmup": 1000000}},
@@ -178,6 +180,9 @@ class ConfigSchema(unittest.TestCase):
             problem(op="layer_norm_backward", layout="nhwc"),         # rows are contiguous
             problem(op="layer_norm_backward", scale=2.0),             # no scale
             problem(op="group_norm_backward"),                        # no groups, a row op's
+            problem(op="add_rms_norm_backward", bias=False),          # RMSNorm has no bias
+            problem(op="add_rms_norm_backward", normalized_shape=None),  # no normalized_shape
+            problem(op="add_rms_norm_backward", inputs={"ds_out": "gaussian"}),  # no such dist
             problem(inputs={"dz": "normal"}),                         # no such input
         ]
         for document in bad:

@@ -34,6 +34,9 @@ GROUP_SILU = dict(GROUP, op="group_norm_silu")
 LAYER_NORM_BACKWARD = problem(op="layer_norm_backward", backward=True, shape=[2, 3, 64],
                               stat_shape=[2, 3], inputs=["x", "weight", "dy", "mean", "rstd"],
                               outputs=["dx", "dweight", "dbias"])
+ADD_RMS_NORM_BACKWARD = problem(op="add_rms_norm_backward", backward=True, has_bias=False,
+                                inputs=["x", "weight", "dy", "ds_out", "rstd"],
+                                outputs=["dx", "dweight"])
 
 
 class Strides(unittest.TestCase):
@@ -189,6 +192,29 @@ class Functions(unittest.TestCase):
         self.assertEqual(built.call("x", "dy", "w", "mean", "rstd", None),
                          ("dx", "dweight", "dbias"))
 
+    def test_add_rms_norm_backward_functions_get_ds_out_by_name(self):
+        seen = {}
+
+        def writes(x, dy, w, mean, rstd, problem, ds_out=None, out=None):
+            seen["args"] = (x, dy, w, mean, rstd, ds_out, out)
+
+        def returns(x, dy, w, mean, rstd, problem, ds_out=None):
+            return ("dx of " + x + " plus " + ds_out, "dweight")
+
+        built = candidates.python_function(writes, ADD_RMS_NORM_BACKWARD)
+        self.assertTrue(built.in_place)
+        built.call("s", "dy", "w", None, "rstd", ("DX", "DW"), ds_out="ds")
+        self.assertEqual(seen["args"], ("s", "dy", "w", None, "rstd", "ds", ("DX", "DW")))
+        built = candidates.python_function(returns, ADD_RMS_NORM_BACKWARD)
+        self.assertEqual(built.call("s", "dy", "w", None, "rstd", None, ds_out="ds"),
+                         ("dx of s plus ds", "dweight"))
+        # PyTorch's candidates likewise: ds_out reaches the function, which other ops never get.
+        call = candidates.backward_call(lambda *a: a, ADD_RMS_NORM_BACKWARD)
+        self.assertEqual(call("s", "dy", "w", None, "rstd", None, ds_out="ds"),
+                         ("s", "dy", "w", None, "rstd", "ds"))
+        call = candidates.backward_call(lambda *a: a, LAYER_NORM_BACKWARD)
+        self.assertEqual(call("x", "dy", "w", "mean", "rstd", None), ("x", "dy", "w", "mean", "rstd"))
+
     def test_the_kernelbench_adapter_takes_no_backward_op(self):
         with self.assertRaisesRegex(NotSupported, "the problem is layer_norm_backward"):
             kernelbench.kernelbench_arguments([("normalized_shape", False)], LAYER_NORM_BACKWARD)
@@ -323,6 +349,24 @@ class BackwardForms(unittest.TestCase):
         f, calls = self.forms(p, fused_rms=False)
         self.assertEqual(f.__name__, "formula")
 
+    class DsOut:
+        """ds_out as dx + ds_out sees it: the sum, named."""
+
+        def __radd__(self, dx):
+            return BackwardForms.Result(dx + " + ds_out")
+
+    def test_add_rms_norm_is_rms_norms_backward_of_s_plus_ds_out(self):
+        T = self.Tensor
+        f, calls = self.forms(ADD_RMS_NORM_BACKWARD)
+        self.assertEqual(f(T("s"), T("dy"), self.Result("w"), None, T("rstd"), self.DsOut()),
+                         ("dx + ds_out", "dw"))
+        (name, a), = calls
+        self.assertEqual(name, "rms")
+        self.assertEqual((a[0].name, a[1].name), ("dy", "s"))
+        self.assertEqual(a[2:], ([64], ("rstd", "viewed", [4, 1]), "w", [True, True]))
+        f, calls = self.forms(ADD_RMS_NORM_BACKWARD, fused_rms=False)
+        self.assertEqual(f.__name__, "formula")
+
     def test_an_op_pytorch_has_no_backward_for_is_not_supported(self):
         with self.assertRaises(NotSupported):
             self.forms(dict(GROUP_SILU, backward=True))
@@ -342,6 +386,18 @@ class Launch(unittest.TestCase):
         run()
         self.assertEqual(log, ["legacy waits for given", "current: given", "no grad", "call",
                                "current restored", "given waits for legacy"])
+
+    def test_a_backward_call_gets_ds_out_by_name_only_where_the_problem_has_it(self):
+        # Each view is named by its tensor, upper-cased.
+        for p, expected in ((ADD_RMS_NORM_BACKWARD, {"ds_out": "DS_OUT"}),
+                            (LAYER_NORM_BACKWARD, {})):
+            seen = {}
+            prepared = bridge._Prepared(FakeTorch(), candidates.Built(
+                lambda *a, **named: seen.update(named), in_place=True), p, "cuda:0")
+            names = p["inputs"] + p["outputs"]
+            prepared._views = lambda r, names=names: {n: n.upper() for n in names}
+            prepared.launch({"x": 1, "stream": 99})
+            self.assertEqual(seen, expected)
 
     def test_a_call_that_raises_is_joined_all_the_same(self):
         def raises(x, w, b, r, out):

@@ -20,15 +20,16 @@
  * Versions: a plugin reports the NORMBENCH_PLUGIN_ABI_VERSION of the header it was built
  * against, and normbench loads every version from 1 to its own. Structs only grow at their
  * end, so what an older plugin reads of them is unchanged. Version 2 added the backward ops
- * (NB_OP_*_BACKWARD) and the fields of nb_args after `stream`; a version-1 plugin, which does
- * not know those fields, may register kernels of the version-1 ops (0 to 6) only. */
+ * of layer_norm, rms_norm and group_norm (7 to 9) and the fields of nb_args after `stream`;
+ * version 3 added add_rms_norm_backward (10) and nb_args's `ds_out`. A plugin may register
+ * kernels of the ops its version knows only: version 1, 0 to 6; version 2, 0 to 9. */
 #ifndef NORMBENCH_PLUGIN_H
 #define NORMBENCH_PLUGIN_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define NORMBENCH_PLUGIN_ABI_VERSION 2u
+#define NORMBENCH_PLUGIN_ABI_VERSION 3u
 
 #ifdef __cplusplus
 #define NORMBENCH_EXTERN_C extern "C"
@@ -55,7 +56,11 @@ typedef enum {
    * dx (args->y), dweight and dbias (see nb_args). */
   NB_OP_LAYER_NORM_BACKWARD = 7,
   NB_OP_RMS_NORM_BACKWARD = 8,
-  NB_OP_GROUP_NORM_BACKWARD = 9
+  NB_OP_GROUP_NORM_BACKWARD = 9,
+  /* The gradient of add_rms_norm (ABI version 3): args->x holds s, the sum the forward wrote;
+   * dx (args->y) is rms_norm_backward's dx of s plus args->ds_out, and is the gradient of both
+   * x and residual; dweight as rms_norm_backward's. */
+  NB_OP_ADD_RMS_NORM_BACKWARD = 10
 } nb_op;
 
 /* Element types ("dtype", "param_dtype"): kernels accumulate in float32 whatever the type. */
@@ -87,7 +92,7 @@ typedef struct {
   double scale;        /* layer_norm_gelu_scale: the output is multiplied by it; else 1 */
   int32_t affine;      /* 1: a weight is given; 0: weight (and bias) are null. Backward ops:
                         * and dweight is an output */
-  int32_t dtype;       /* nb_dtype of x, residual, y and sum; dy and dx */
+  int32_t dtype;       /* nb_dtype of x, residual, y and sum; dy, ds_out and dx */
   int32_t param_dtype; /* nb_dtype of weight and bias; dweight and dbias: dtype or float32 */
   int32_t layout;      /* nb_layout; NB_LAYOUT_NCHW for every op but the GroupNorm ops */
   int32_t has_bias;    /* 1: a bias is given (only with a weight; never for the RMSNorm ops).
@@ -125,6 +130,9 @@ typedef struct {
                       * recompute them from x */
   void* grad_weight; /* dweight: param_size elements of param_dtype; null when !affine */
   void* grad_bias;   /* dbias: likewise; null when !has_bias */
+  /* ABI version 3: add_rms_norm_backward's ds_out, the gradient flowing into the forward's s
+   * output (x's shape and dtype), which dx adds; null for every other op. */
+  const void* ds_out;
 } nb_args;
 
 typedef struct {

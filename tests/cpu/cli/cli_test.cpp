@@ -88,10 +88,10 @@ TEST_F(Cli, ListJson) {
   ASSERT_EQ(o.exit_code, 0) << o.output;
   const nlohmann::json j = nlohmann::json::parse(o.output);
   const auto& ops = j.at("ops");
-  const char* names[] = {"layer_norm",         "group_norm",          "layer_norm_gelu_scale",
-                         "rms_norm",           "add_rms_norm",        "channel_rms_norm",
-                         "group_norm_silu",    "layer_norm_backward", "rms_norm_backward",
-                         "group_norm_backward"};
+  const char* names[] = {
+      "layer_norm",        "group_norm",          "layer_norm_gelu_scale", "rms_norm",
+      "add_rms_norm",      "channel_rms_norm",    "group_norm_silu",       "layer_norm_backward",
+      "rms_norm_backward", "group_norm_backward", "add_rms_norm_backward"};
   ASSERT_EQ(ops.size(), std::size(names));
   for (size_t i = 0; i < std::size(names); ++i) {
     const std::string op = names[i];

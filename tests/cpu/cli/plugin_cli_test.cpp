@@ -47,7 +47,8 @@ TEST(PluginCli, ListShowsAPluginsKernelsAndWhereTheyCameFrom) {
   EXPECT_TRUE(contains(o.output, "layer_norm.test_plugin ")) << o.output;
   EXPECT_TRUE(contains(o.output, "group_norm.test_plugin ")) << o.output;
   EXPECT_TRUE(contains(o.output, "group_norm_silu.test_plugin ")) << o.output;
-  EXPECT_TRUE(contains(o.output, "group_norm_backward.test_plugin ")) << o.output;  // the newest
+  EXPECT_TRUE(contains(o.output, "group_norm_backward.test_plugin ")) << o.output;
+  EXPECT_TRUE(contains(o.output, "add_rms_norm_backward.test_plugin ")) << o.output;  // the newest
   EXPECT_TRUE(contains(o.output, "[plugin " + plugin("good") + "]")) << o.output;
   const Outcome j = normbench("list --json --plugin '" + plugin("good") + "'", dir.path());
   EXPECT_TRUE(contains(j.output, "\"origin\": \"" + plugin("good") + "\"")) << j.output;
@@ -58,6 +59,13 @@ TEST(PluginCli, PluginsOfTheFirstAbiVersionStillLoad) {
   const Outcome o = normbench("list --plugin '" + plugin("abi_1") + "'", dir.path());
   EXPECT_EQ(o.exit_code, 0) << o.output;
   EXPECT_TRUE(contains(o.output, "group_norm_silu.version_1 ")) << o.output;
+}
+
+TEST(PluginCli, PluginsOfTheSecondAbiVersionStillLoad) {
+  testing::TempDir dir;
+  const Outcome o = normbench("list --plugin '" + plugin("abi_2") + "'", dir.path());
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_TRUE(contains(o.output, "rms_norm_backward.version_2 ")) << o.output;
 }
 
 TEST(PluginCli, BadPluginsAreRefusedNamingThePluginAndTheFault) {
@@ -71,7 +79,7 @@ TEST(PluginCli, BadPluginsAreRefusedNamingThePluginAndTheFault) {
       {dir.file("text.so"), ": cannot be loaded: "},
       {plugin("no_entry"), ": not a normbench plugin: it does not export"},
       {plugin("wrong_abi"),
-       ": built for plugin ABI version 999; this normbench loads versions 1 to 2"},
+       ": built for plugin ABI version 999; this normbench loads versions 1 to 3"},
       {plugin("duplicate"),
        ": kernel id \"layer_norm.naive\" is registered already (by normbench)"},
       {plugin("outside_op"),
@@ -79,16 +87,23 @@ TEST(PluginCli, BadPluginsAreRefusedNamingThePluginAndTheFault) {
       {plugin("register_fails"), ": normbench_plugin_register failed (returned 3)"},
       // An op of a later header than this normbench's.
       {plugin("unknown_op"),
-       ": kernel op 10 is unknown; allowed: 0 (layer_norm), 1 (group_norm), 2 "
+       ": kernel op 11 is unknown; allowed: 0 (layer_norm), 1 (group_norm), 2 "
        "(layer_norm_gelu_scale), 3 (rms_norm), 4 (add_rms_norm), 5 (channel_rms_norm), 6 "
        "(group_norm_silu), 7 (layer_norm_backward), 8 (rms_norm_backward), 9 "
-       "(group_norm_backward)"},
+       "(group_norm_backward), 10 (add_rms_norm_backward)"},
       // A plugin of the version-1 header knows nb_args without the backward ops' fields.
       {plugin("abi_1_backward"),
        ": kernel op 7 (layer_norm_backward) needs plugin ABI version 2, and the plugin was "
        "built for version 1 (rebuild it against this normbench's normbench/plugin.h); allowed: "
        "0 (layer_norm), 1 (group_norm), 2 (layer_norm_gelu_scale), 3 (rms_norm), 4 "
        "(add_rms_norm), 5 (channel_rms_norm), 6 (group_norm_silu)"},
+      // A plugin of the version-2 header knows nb_args without ds_out.
+      {plugin("abi_2_add_rms_norm_backward"),
+       ": kernel op 10 (add_rms_norm_backward) needs plugin ABI version 3, and the plugin was "
+       "built for version 2 (rebuild it against this normbench's normbench/plugin.h); allowed: "
+       "0 (layer_norm), 1 (group_norm), 2 (layer_norm_gelu_scale), 3 (rms_norm), 4 "
+       "(add_rms_norm), 5 (channel_rms_norm), 6 (group_norm_silu), 7 (layer_norm_backward), 8 "
+       "(rms_norm_backward), 9 (group_norm_backward)"},
       // Calling an entry point that is data would jump into data: SIGSEGV.
       {plugin("data_entry_points"),
        ": normbench_plugin_abi_version is not a function (ELF symbol type 1); allowed: the "

@@ -56,6 +56,20 @@ TEST(BackwardConfig, EachBackwardOpTakesItsForwardOpsGeometry) {
             (std::vector<Input>{Input::x, Input::weight, Input::dy, Input::mean, Input::rstd}));
   EXPECT_EQ(gn.inputs.count("bias"), 0u);
   EXPECT_EQ(problem_outputs(gn.shape).back(), Output::grad_bias);
+
+  // add_rms_norm's: x holds the forward's sum s; ds_out is the gradient that reached s.
+  const ProblemConfig add = one(R"({"id": "s", "op": "add_rms_norm_backward", "shape": [3, 8],
+                                    "normalized_shape": [8], "dtype": "float16"})");
+  EXPECT_EQ(add.shape.forward_op(), Op::add_rms_norm);
+  EXPECT_EQ(statistics_op(add.shape.op), Op::rms_norm);
+  EXPECT_FALSE(add.shape.centered());
+  EXPECT_FALSE(add.shape.has_bias);
+  EXPECT_FALSE(add.shape.has_residual());
+  EXPECT_EQ(problem_inputs(add.shape),
+            (std::vector<Input>{Input::x, Input::weight, Input::dy, Input::ds_out, Input::rstd}));
+  EXPECT_EQ(problem_outputs(add.shape), (std::vector<Output>{Output::dx, Output::grad_weight}));
+  EXPECT_EQ(add.inputs.count("residual"), 0u);
+  EXPECT_STREQ(input_name(Input::ds_out), "ds_out");
 }
 
 TEST(BackwardConfig, DyIsDrawnLikeXUnlessSet) {
@@ -72,6 +86,24 @@ TEST(BackwardConfig, DyIsDrawnLikeXUnlessSet) {
                                         "normalized_shape": [4]})",
                                     R"({"inputs": {"dy": "normal"}})");
   EXPECT_EQ(forward.inputs.count("dy"), 0u);
+}
+
+TEST(BackwardConfig, DsOutIsDrawnLikeXUnlessSet) {
+  const ProblemConfig like_x = one(R"({"id": "a", "op": "add_rms_norm_backward", "shape": [2, 4],
+                                       "normalized_shape": [4],
+                                       "inputs": {"x": "normal", "dy": "uniform"}})");
+  EXPECT_EQ(like_x.resolved.at("inputs").at("ds_out"), like_x.resolved.at("inputs").at("x"));
+  EXPECT_NE(like_x.resolved.at("inputs").at("ds_out"), like_x.resolved.at("inputs").at("dy"));
+  const ProblemConfig set = one(R"({"id": "a", "op": "add_rms_norm_backward", "shape": [2, 4],
+                                    "normalized_shape": [4],
+                                    "inputs": {"ds_out": {"dist": "constant", "value": 0.5}}})");
+  EXPECT_EQ(set.inputs.at("ds_out").kind, Distribution::Kind::constant);
+  EXPECT_EQ(set.inputs.at("ds_out").a, 0.5);
+  // The other backward ops have no ds_out: a default for it is ignored.
+  const ProblemConfig other = one(R"({"id": "r", "op": "rms_norm_backward", "shape": [2, 4],
+                                      "normalized_shape": [4]})",
+                                  R"({"inputs": {"ds_out": "normal"}})");
+  EXPECT_EQ(other.inputs.count("ds_out"), 0u);
 }
 
 TEST(BackwardConfig, ParameterGradientsHaveTheToleranceOfTheirDtype) {
@@ -115,6 +147,31 @@ TEST(BackwardConfig, FieldsTheForwardOpRefusesAreRefused) {
                                       "inputs": {"dy": {"dist": "constant", "value": 1e6}}})");
   EXPECT_NE(dy.find("/problems/0/inputs/dy/value: 1000000 overflows float16"), std::string::npos)
       << dy;
+  // add_rms_norm_backward takes rms_norm's fields: no bias, no groups, no layout.
+  const std::string add_bias = error_of(R"({"id": "a", "op": "add_rms_norm_backward",
+                                            "shape": [2, 4], "normalized_shape": [4],
+                                            "bias": false})");
+  EXPECT_NE(add_bias.find("/problems/0"), std::string::npos) << add_bias;
+  EXPECT_NE(add_bias.find("bias"), std::string::npos) << add_bias;
+  EXPECT_NE(add_bias.find("allowed"), std::string::npos) << add_bias;
+  const std::string add_groups = error_of(R"({"id": "a", "op": "add_rms_norm_backward",
+                                              "shape": [2, 4], "normalized_shape": [4],
+                                              "groups": 2})");
+  EXPECT_NE(add_groups.find("groups"), std::string::npos) << add_groups;
+  const std::string no_normalized = error_of(R"({"id": "a", "op": "add_rms_norm_backward",
+                                                 "shape": [2, 4]})");
+  EXPECT_NE(no_normalized.find("normalized_shape"), std::string::npos) << no_normalized;
+  const std::string ds_out = error_of(R"({"id": "a", "op": "add_rms_norm_backward",
+                                          "shape": [2, 4], "normalized_shape": [4],
+                                          "dtype": "bfloat16", "inputs": {"ds_out":
+                                          {"dist": "constant", "value": 1e39}}})");
+  EXPECT_NE(ds_out.find("/problems/0/inputs/ds_out/value: 1e+39 overflows bfloat16"),
+            std::string::npos)
+      << ds_out;
+  const std::string unknown = error_of(R"({"id": "a", "op": "add_rms_norm_backward",
+                                           "shape": [2, 4], "normalized_shape": [4],
+                                           "inputs": {"d_s": "normal"}})");
+  EXPECT_NE(unknown.find("ds_out"), std::string::npos) << unknown;  // among what is allowed
 }
 
 }  // namespace

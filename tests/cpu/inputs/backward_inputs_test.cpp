@@ -1,6 +1,6 @@
-// A backward op's inputs: dy drawn like x but its own values, and the saved statistics, the
-// exact mean and rstd of x rounded once to float32; the bytes the op moves and the shared
-// slots of its tensors.
+// A backward op's inputs: dy (and add_rms_norm_backward's ds_out) drawn like x but their own
+// values, and the saved statistics, the exact mean and rstd of x rounded once to float32; the
+// bytes the op moves and the shared slots of its tensors.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -29,7 +29,8 @@ void statistics_of(const float* x, int64_t n, double eps, bool centered, float& 
 }
 
 TEST(BackwardInputs, SavedStatisticsAreTheExactOnesRoundedOnce) {
-  for (const char* op : {"layer_norm_backward", "rms_norm_backward"}) {
+  // add_rms_norm_backward's x is the sum s: its statistics are rms_norm's of it.
+  for (const char* op : {"layer_norm_backward", "rms_norm_backward", "add_rms_norm_backward"}) {
     const ProblemConfig p = one(std::string(R"({"id": "a", "op": ")") + op +
                                 R"(", "shape": [5, 300], "normalized_shape": [300], "dtype":
                                 "bfloat16", "inputs": {"x": {"dist": "normal", "mean": 3}}})");
@@ -74,7 +75,24 @@ TEST(BackwardInputs, DyIsItsOwnDraw) {
     EXPECT_LT(in.dy.begin()[i], 1.0f);
   }
   EXPECT_LT(same, 8);
-  EXPECT_EQ(in.bias.size, 0);  // no gradient depends on the bias: it is not made
+  EXPECT_EQ(in.bias.size, 0);    // no gradient depends on the bias: it is not made
+  EXPECT_EQ(in.ds_out.size, 0);  // add_rms_norm_backward's only
+}
+
+TEST(BackwardInputs, DsOutIsADrawOfItsOwnLikeX) {
+  const ProblemConfig p = one(R"({"id": "a", "op": "add_rms_norm_backward", "shape": [4, 64],
+                                  "normalized_shape": [64], "dtype": "bfloat16"})");
+  const ProblemInputs in = make_inputs(p, 5, 1);
+  ASSERT_EQ(in.ds_out.shape, in.x.shape);
+  int same_as_x = 0, same_as_dy = 0;
+  for (int64_t i = 0; i < in.x.size; ++i) {
+    same_as_x += in.ds_out.begin()[i] == in.x.begin()[i];
+    same_as_dy += in.ds_out.begin()[i] == in.dy.begin()[i];
+    EXPECT_GE(in.ds_out.begin()[i], 0.0f);  // like x: uniform [0, 1)
+    EXPECT_LT(in.ds_out.begin()[i], 1.0f);
+  }
+  EXPECT_LT(same_as_x, 8);
+  EXPECT_LT(same_as_dy, 8);
 }
 
 TEST(BackwardInputs, BytesCountEachTensorOnce) {
@@ -88,6 +106,15 @@ TEST(BackwardInputs, BytesCountEachTensorOnce) {
                                               true, {DType::bfloat16, DType::bfloat16});
   EXPECT_EQ(rms.read_bytes(), 2 * (2 * 60 + 10) + 4 * 6);
   EXPECT_EQ(rms.write_bytes(), 2 * (60 + 10));
+  // add_rms_norm_backward: s (in x), dy and ds_out read, float32 weight; dx and dweight written.
+  const ProblemShape add = make_problem_shape(Op::add_rms_norm_backward, {6, 10}, {10}, 0, 1e-5,
+                                              1.0, true, {DType::float16, DType::float32});
+  EXPECT_EQ(add.read_bytes(), 2 * (3 * 60) + 4 * 10 + 4 * 6);
+  EXPECT_EQ(add.write_bytes(), 2 * 60 + 4 * 10);
+  const ProblemShape plain =
+      make_problem_shape(Op::add_rms_norm_backward, {6, 10}, {10}, 0, 1e-5, 1.0, false);
+  EXPECT_EQ(plain.read_bytes(), 4 * (3 * 60 + 6));
+  EXPECT_EQ(plain.write_bytes(), 4 * 60);
 }
 
 TEST(BackwardInputs, SharedSlotsHoldEveryTensorInItsFormat) {
@@ -106,6 +133,16 @@ TEST(BackwardInputs, SharedSlotsHoldEveryTensorInItsFormat) {
   EXPECT_EQ(l.output(Output::grad_bias).bytes, 32u);
   EXPECT_TRUE(tensor_format(gn, TensorKind::data).channels_last);
   EXPECT_FALSE(tensor_format(gn, TensorKind::statistics).channels_last);
+  EXPECT_EQ(l.input(Input::ds_out).bytes, 0u);
+
+  const ProblemShape add = make_problem_shape(Op::add_rms_norm_backward, {3, 16}, {16}, 0, 1e-5,
+                                              1.0, true, {DType::bfloat16, DType::bfloat16});
+  const SharedLayout a = shared_layout(add);
+  EXPECT_EQ(a.input(Input::ds_out).bytes, 96u);
+  EXPECT_EQ(a.fresh_input(Input::ds_out).bytes, 96u);  // swapped in with the other inputs
+  EXPECT_EQ(a.input(Input::residual).bytes, 0u);       // the forward's; its gradient is dx
+  EXPECT_EQ(a.input(Input::mean).bytes, 0u);
+  EXPECT_EQ(a.output(Output::sum).bytes, 0u);
 }
 
 }  // namespace

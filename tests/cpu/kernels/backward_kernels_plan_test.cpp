@@ -18,7 +18,8 @@ ProblemShape backward_of(Op op, const ProblemFormat& format) {
 }
 
 TEST(BackwardKernels, BaselinesAndDefaultsTakeEveryFormat) {
-  for (Op op : {Op::layer_norm_backward, Op::rms_norm_backward, Op::group_norm_backward})
+  for (Op op : {Op::layer_norm_backward, Op::rms_norm_backward, Op::group_norm_backward,
+                Op::add_rms_norm_backward})
     for (DType dtype : kAllDTypes)
       for (DType params : {dtype, DType::float32})
         for (Layout layout : {Layout::nchw, Layout::nhwc})

@@ -57,6 +57,9 @@ TEST(WideRowsBackwardPlan, WorkspaceHoldsOnlyThePartialsThatAreOutputs) {
   const auto rms = kernels::plan_wide_rows_backward(
       backward_rows(Op::rms_norm_backward, rows, row, DType::bfloat16, DType::bfloat16), 132);
   EXPECT_EQ(rms.workspace_bytes, size_t{528} * row * 4);  // dweight alone
+  const auto add_rms = kernels::plan_wide_rows_backward(
+      backward_rows(Op::add_rms_norm_backward, rows, row, DType::bfloat16, DType::bfloat16), 132);
+  EXPECT_EQ(add_rms.workspace_bytes, size_t{528} * row * 4);  // ds_out adds none
   const auto no_bias =
       kernels::plan_wide_rows_backward(backward_rows(Op::layer_norm_backward, rows, row,
                                                      DType::float16, DType::float16, true, false),
@@ -96,18 +99,26 @@ TEST(WideRowsBackwardPlan, DeclinesRowsItCannotHoldWithTheReason) {
       plan_of("rms_norm_backward.row_in_registers",
               backward_rows(Op::rms_norm_backward, 7, 333, DType::float32, DType::float32));
   ASSERT_TRUE(odd_float.unsupported);
+  const auto add_odd =
+      plan_of("add_rms_norm_backward.row_in_registers",
+              backward_rows(Op::add_rms_norm_backward, 5, 77, DType::bfloat16, DType::bfloat16));
+  ASSERT_TRUE(add_odd.unsupported);
+  EXPECT_EQ(*add_odd.unsupported,
+            "row of 77 elements is not a multiple of the 8 bfloat16 of a 16-byte vector");
   // The default falls through to the baseline on all of them.
   for (const ProblemShape& p :
        {backward_rows(Op::layer_norm_backward, 8, 777, DType::float16, DType::float32),
         backward_rows(Op::rms_norm_backward, 8, 16384, DType::bfloat16, DType::bfloat16),
-        backward_rows(Op::rms_norm_backward, 7, 333, DType::float32, DType::float32)}) {
+        backward_rows(Op::rms_norm_backward, 7, 333, DType::float32, DType::float32),
+        backward_rows(Op::add_rms_norm_backward, 5, 77, DType::bfloat16, DType::bfloat16),
+        backward_rows(Op::add_rms_norm_backward, 4, 16384, DType::float16, DType::float32)}) {
     const std::string op(op_name(p.op));
     EXPECT_EQ(plan_of(op + ".default", p).dispatches_to, op + ".naive") << p.segment_size;
   }
 }
 
 TEST(WideRowsBackwardPlan, TakesEveryFormatOfWholeVectorRows) {
-  for (Op op : {Op::layer_norm_backward, Op::rms_norm_backward})
+  for (Op op : {Op::layer_norm_backward, Op::rms_norm_backward, Op::add_rms_norm_backward})
     for (DType dtype : kAllDTypes)
       for (DType params : {dtype, DType::float32})
         for (bool affine : {true, false})

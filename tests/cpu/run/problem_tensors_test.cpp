@@ -118,6 +118,32 @@ TEST(ProblemTensors, BackwardTensorsAreEncodedAndTheirOutputsDecoded) {
             (std::vector<int64_t>{8}));
 }
 
+// ds_out reaches the reference of the launch's inputs and of the fresh ones swapped in at the
+// same addresses: a reference without it would fail every right add_rms_norm_backward kernel.
+TEST(ProblemTensors, DsOutReachesTheReferenceOfTheInputsAndOfTheFreshOnes) {
+  const ProblemConfig p = problem_of(R"({"name":"t","problems":[{"id":"s",
+      "op":"add_rms_norm_backward","shape":[3,8],"normalized_shape":[8],"dtype":"float16"}]})");
+  const SharedLayout l = shared_layout(p.shape);
+  std::vector<char> shared(l.end);
+  ProblemTensors tensors(p.shape, shared.data());
+  fill_inputs(p, 9, tensors.inputs(), 1);
+  tensors.encode_inputs(1);
+  const auto* ds_out_bits =
+      reinterpret_cast<const uint16_t*>(shared.data() + l.input(Input::ds_out).offset);
+  for (int64_t i = 0; i < p.shape.num_elements; ++i)
+    EXPECT_EQ(float16_value(ds_out_bits[i]), tensors.inputs().ds_out.begin()[i]);
+  const ReferenceInputs ref = tensors.reference_inputs();
+  EXPECT_EQ(ref.ds_out, tensors.inputs().ds_out.begin());
+  EXPECT_EQ(ref.residual, nullptr);
+
+  tensors.keep_inputs_as_fresh(1);
+  const ReferenceInputs fresh = tensors.fresh_reference_inputs(1);
+  ASSERT_NE(fresh.ds_out, nullptr);
+  EXPECT_NE(fresh.ds_out, ref.ds_out);  // decoded from the fresh slot, not the launch's
+  for (int64_t i = 0; i < p.shape.num_elements; ++i)
+    EXPECT_EQ(fresh.ds_out[i], tensors.inputs().ds_out.begin()[i]) << i;
+}
+
 TEST(ProblemTensors, HostBytesCountTheCopies) {
   const ProblemConfig classic = problem_of(
       R"({"name":"t","problems":[{"id":"a","op":"layer_norm","shape":[1024,1024],"normalized_shape":[1024]}]})");
