@@ -153,7 +153,7 @@ TEST(WideRowsBackwardPlan, DefaultsPickItForEveryRowOfTrainingJson) {
     EXPECT_EQ(plan.dispatches_to, op + ".row_in_registers") << problem.id;
     EXPECT_GT(plan.workspace_bytes, 0u) << problem.id;
   }
-  EXPECT_EQ(rows, 4);
+  EXPECT_EQ(rows, 6);
 }
 
 }  // namespace
