@@ -1,19 +1,21 @@
 // group_norm.channel_sums: channels-last GroupNorm of the mid-sized diffusion shapes (a few to
 // a few tens of MB), in three launches that read x twice, the second time mostly from L2:
 //
-//   1 group_partials      block (tile of positions, sample), thread (lane, column): the E
-//                         channels of 16-byte vector `column` at kPositions positions of the
-//                         tile, all loaded before any is used; sums of (x - shift) and
-//                         (x - shift)^2 per channel in float (shift = the group's element at
-//                         position 0, which keeps float32 data such as 1000 + N(0,1) at its
-//                         tolerance), then per group, into partials[sample][tile][group];
-//   2 group_coefficients  a warp per (sample, group): the tiles' partials added in double in
+//   1 group_partials      block (consecutive tiles of positions, sample), thread (lane,
+//                         column): the E channels of 16-byte vector `column` at kPositions
+//                         positions of each tile, all loaded before any is used; sums of
+//                         (x - shift) and (x - shift)^2 per channel in float (shift = the
+//                         group's element at position 0, which keeps float32 data such as
+//                         1000 + N(0,1) at its tolerance), then per group, into
+//                         partials[sample][block][group]; it lets the next launch start only
+//                         when it is done (see its end);
+//   2 group_coefficients  a warp per (sample, group): the blocks' partials added in double in
 //                         a fixed order, mean and rstd, then per channel scale = rstd w,
 //                         offset = b - mean scale and the shift;
 //   3 normalize_channels_last
-//                         y = epilogue((x - shift) scale + offset) over the same tiles, samples
-//                         and tiles last first: launch 1 read them last, so they are still in
-//                         L2.
+//                         y = epilogue((x - shift) scale + offset) over the same blocks of
+//                         tiles, samples and tiles last first: launch 1 read them last, so they
+//                         are still in L2.
 // Launches 2 and 3 are programmatic dependents of the one before (dependent_launch.cuh); launch
 // 3 loads its x before it waits. Every sum has a fixed order: the same bits every launch, no
 // atomics, no memset. Where x fits in L2 (50 MB on the H100), DRAM moves x once and y once, as
