@@ -68,19 +68,30 @@ std::string kernel_line(const KernelResult& k) {
                             k.percent_of_floor ? fmt::format("{:.0f}%", *k.percent_of_floor) : "-");
   if (timed && k.speedup_vs_baseline) speedup = fmt::format("{:>7.2f}x", *k.speedup_vs_baseline);
   const std::string error = k.trials.empty() ? "-" : fmt::format("{:.1e}", worst_abs_error(k));
-  // The most of its tolerance any output used, in any trial.
+  // The most of its tolerance any output used, in any trial, and which output that was where
+  // there are several (dx, dweight, dbias; y and s).
   double use = 0.0;
-  for (const auto& t : k.trials)
-    for (const TensorCheck& c : t.result.tensors) use = std::max(use, c.accuracy.tolerance_use);
+  std::string worst_output;
+  size_t outputs = 0;
+  for (const auto& t : k.trials) {
+    outputs = std::max(outputs, t.result.tensors.size());
+    for (const TensorCheck& c : t.result.tensors)
+      if (worst_output.empty() || c.accuracy.tolerance_use > use) {
+        use = c.accuracy.tolerance_use;
+        worst_output = c.tensor;
+      }
+  }
   const std::string tolerance = k.trials.empty() ? "-" : fmt::format("{:.0f}%", 100.0 * use);
   const std::string name =
       k.dispatches_to.empty()
           ? k.id
           : k.id + " -> " + k.dispatches_to.substr(k.dispatches_to.find('.') + 1);
   const std::string deterministic = k.deterministic ? (*k.deterministic ? "yes" : "no") : "-";
+  const std::string worst =
+      outputs > 1 ? "  worst output: " + terminal_safe(worst_output) : std::string();
   std::string line =
-      fmt::format("  {:<50} {:<13} {} {} {} {:>8} {:>5} {:>4}\n", name, to_string(k.status), timing,
-                  bandwidth, speedup, error, tolerance, deterministic);
+      fmt::format("  {:<50} {:<13} {} {} {} {:>8} {:>5} {:>4}{}\n", name, to_string(k.status),
+                  timing, bandwidth, speedup, error, tolerance, deterministic, worst);
   // A plugin's reason may hold anything: no escape sequences reach the terminal.
   if (!k.reason.empty()) line += fmt::format("      {}\n", terminal_safe(k.reason));
   if (timed && !k.warning.empty()) line += fmt::format("      WARNING: {}\n", k.warning);

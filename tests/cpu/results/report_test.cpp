@@ -662,6 +662,30 @@ TEST(Report, Table) {
   EXPECT_NE(format_run_table(aborted).find("RUN ABORTED: device lost"), std::string::npos);
 }
 
+// Several outputs (a backward op's dx, dweight, dbias): the table names the one that used the
+// most of its tolerance; one output: no name.
+TEST(Report, TableNamesTheWorstOfSeveralOutputs) {
+  const auto check = [](const char* name, double use) {
+    TensorCheck c;
+    c.tensor = name;
+    c.checked = 32;
+    c.accuracy.tolerance_use = use;
+    return c;
+  };
+  RunReport several = sample_report();
+  KernelResult& naive = several.problems[0].kernels[0];
+  naive.trials[0].result.tensors = {check("dx", 0.10), check("dweight", 0.40)};
+  naive.trials[1].result.tensors = {check("dx", 0.25), check("dweight", 0.05)};
+  const std::string table = format_run_table(several);
+  EXPECT_NE(table.find(" 40%  yes  worst output: dweight\n"), std::string::npos) << table;
+
+  RunReport one = sample_report();
+  one.problems[0].kernels[0].trials[0].result.tensors = {check("y", 0.30)};
+  const std::string single = format_run_table(one);
+  EXPECT_NE(single.find(" 30%  yes\n"), std::string::npos) << single;
+  EXPECT_EQ(single.find("worst output"), std::string::npos) << single;
+}
+
 // tests/fixtures/report/writer_v2.json is this report as the writer writes it: the Python
 // schema test validates it against results/report.schema.json, so the schema is checked
 // against the writer and not only against older files. Regenerate it when the writer changes:
