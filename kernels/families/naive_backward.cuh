@@ -26,23 +26,13 @@
 #include "kernels/device/element_types.cuh"
 #include "kernels/device/segment_access.cuh"
 #include "kernels/families/launch_helpers.hpp"
+#include "kernels/families/naive_kernel.cuh"
 
 namespace normbench::kernels {
 
-constexpr int kNaiveBackwardThreads = 256;
+// Blocks of kNaiveThreads, whose float sums are naive_block_sum's (naive_kernel.cuh).
+constexpr int kNaiveBackwardThreads = kNaiveThreads;
 
-// Sums `value` over the block in float32 with a shared-memory tree; every thread gets the total.
-__device__ __forceinline__ float naive_block_sum_f32(float value, float* scratch) {
-  scratch[threadIdx.x] = value;
-  __syncthreads();
-  for (int stride = kNaiveBackwardThreads / 2; stride > 0; stride /= 2) {
-    if (threadIdx.x < stride) scratch[threadIdx.x] += scratch[threadIdx.x + stride];
-    __syncthreads();
-  }
-  const float total = scratch[0];
-  __syncthreads();  // scratch is reused by the next reduction
-  return total;
-}
 
 // ds_out: null, or (add_rms_norm_backward) a gradient added to dx in float32 before dx's one
 // rounding to T.
@@ -67,8 +57,8 @@ __global__ void __launch_bounds__(kNaiveBackwardThreads)
     g_xhat_sum += g * xhat;
   }
   const auto n = static_cast<float>(segment_size);
-  const float g_mean = kCentered ? naive_block_sum_f32(g_sum, scratch) / n : 0.0f;
-  const float g_xhat_mean = naive_block_sum_f32(g_xhat_sum, scratch) / n;
+  const float g_mean = kCentered ? naive_block_sum(g_sum, scratch) / n : 0.0f;
+  const float g_xhat_mean = naive_block_sum(g_xhat_sum, scratch) / n;
 
   for (int64_t i = threadIdx.x; i < segment_size; i += kNaiveBackwardThreads) {
     const float xhat = (to_float<T>(xs[i]) - m) * r;
@@ -119,8 +109,8 @@ __global__ void __launch_bounds__(kNaiveBackwardThreads)
     w_sum += d * ((to_float<T>(x[i]) - mean[segment]) * rstd[segment]);
     b_sum += d;
   }
-  w_sum = naive_block_sum_f32(w_sum, scratch);
-  b_sum = naive_block_sum_f32(b_sum, scratch);
+  w_sum = naive_block_sum(w_sum, scratch);
+  b_sum = naive_block_sum(b_sum, scratch);
   if (threadIdx.x != 0) return;
   grad_weight[c] = from_float<P>(w_sum);
   if (grad_bias) grad_bias[c] = from_float<P>(b_sum);
@@ -136,7 +126,9 @@ inline std::optional<std::string> naive_backward_unsupported(const ProblemShape&
 
 // dx, then the parameters' gradients (when affine), for any backward op and format. ds_out is
 // only add_rms_norm_backward's, a row op.
-inline cudaError_t launch_naive_backward(const ProblemShape& p, const KernelArgs& args) {
+// The signature of a variant's launch: each op's naive.cu registers it as it is.
+inline cudaError_t launch_naive_backward(const ProblemShape& p, const DeviceCaps&,
+                                         const KernelArgs& args) {
   return with_element_types(p, [&](auto data, auto param) {
     using T = typename decltype(data)::type;
     using P = typename decltype(param)::type;

@@ -30,15 +30,17 @@ namespace normbench::kernels {
 
 constexpr int kNaiveThreads = 256;
 
-// Sums `value` over the block with a shared-memory tree; every thread gets the total.
-__device__ __forceinline__ double naive_block_sum(double value, double* scratch) {
+// Sums `value` over a block of kNaiveThreads with a shared-memory tree, in V (the forward
+// baselines double, the backward ones float); every thread gets the total.
+template <class V>
+__device__ __forceinline__ V naive_block_sum(V value, V* scratch) {
   scratch[threadIdx.x] = value;
   __syncthreads();
   for (int stride = kNaiveThreads / 2; stride > 0; stride /= 2) {
     if (threadIdx.x < stride) scratch[threadIdx.x] += scratch[threadIdx.x + stride];
     __syncthreads();
   }
-  const double total = scratch[0];
+  const V total = scratch[0];
   __syncthreads();  // scratch is reused by the next reduction
   return total;
 }

@@ -3,15 +3,10 @@
 #include "kernels/families/naive_backward.cuh"
 
 namespace normbench::kernels {
-namespace {
-cudaError_t launch(const ProblemShape& p, const DeviceCaps&, const KernelArgs& args) {
-  return launch_naive_backward(p, args);
-}
-}  // namespace
 
 NORMBENCH_REGISTER_KERNEL(make_variant(
     Op::group_norm_backward, "group_norm_backward.naive",
     "baseline: dx by a block of 256 threads per group on the saved mean and rstd, float32 "
     "sums; dweight, dbias by a block per channel, no atomics",
-    launch, naive_backward_unsupported, nullptr, /*is_baseline=*/true, Accepts::everything()));
+    launch_naive_backward, naive_backward_unsupported, nullptr, /*is_baseline=*/true, Accepts::everything()));
 }  // namespace normbench::kernels

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "reference/normalization_reference.hpp"
+#include "tests/cpu/check/exact_inputs.hpp"
 #include "tests/cpu/check/expected_outputs.hpp"
 
 namespace normbench {
@@ -16,15 +17,8 @@ namespace {
 
 using testing::expected_all;
 using testing::magnitudes_all;
+using testing::sixteenths;
 
-// Values k/16 in [-2, 2): sums of two and +- 2^-11 stay exact in float, so s = x + residual is
-// exact and each difference perturbs one input by exactly h.
-std::vector<float> sixteenths(int64_t n, int salt) {
-  std::vector<float> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i)
-    v[static_cast<size_t>(i)] = ((i * 37 + salt * 11) % 64 - 32) / 16.0f;
-  return v;
-}
 
 struct Forward {
   std::vector<float> x, residual, w;
