@@ -2,10 +2,10 @@
 // scheduled while the kernel before it on the stream still runs, so the launch latency
 // between two kernels of one variant overlaps the first kernel's tail (on the H100,
 // group_norm_backward.channel_sums' event-timed median stood ~6 us above its three kernels'
-// device time without, ~2.5 us with). The dependent kernel must call wait_for_previous_kernel() before it reads
-// anything the previous kernel wrote (or writes anything it reads): that waits until the
-// previous kernel has finished and its writes are visible. The first kernel of a variant is
-// launched normally: it must not overlap the harness's work before it.
+// device time without, ~2.5 us with). The dependent kernel must call wait_for_previous_kernel()
+// before it reads anything the previous kernel wrote (or writes anything it reads): that waits
+// until the previous kernel has finished and its writes are visible. The first kernel of a variant
+// is launched normally: it must not overlap the harness's work before it.
 #pragma once
 
 #include <cuda_runtime.h>

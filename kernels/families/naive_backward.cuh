@@ -33,7 +33,6 @@ namespace normbench::kernels {
 // Blocks of kNaiveThreads, whose float sums are naive_block_sum's (naive_kernel.cuh).
 constexpr int kNaiveBackwardThreads = kNaiveThreads;
 
-
 // ds_out: null, or (add_rms_norm_backward) a gradient added to dx in float32 before dx's one
 // rounding to T.
 template <class T, bool kCentered, class Segments, class Params>

@@ -93,19 +93,6 @@ struct BlockTile {
   __device__ int64_t at(const Geometry& g, int64_t n, int j) const {
     return (n * g.spatial + position(j)) * g.channels + column * RawVector<T>::kCount;
   }
-  // All of this thread's vectors of sample n, zero where it holds none; kStreaming: with the
-  // evict-first hint, else none.
-  template <bool kStreaming>
-  __device__ void load(const T* x, const Geometry& g, int64_t n,
-                       RawVector<T> (&v)[kPositions]) const {
-#pragma unroll
-    for (int j = 0; j < kPositions; ++j) {
-      const T* from = x + at(g, n, j);
-      v[j].raw = !holds(j)   ? make_uint4(0, 0, 0, 0)
-                 : kStreaming ? RawVector<T>::load_streaming(from).raw
-                              : RawVector<T>::load_plain(from).raw;
-    }
-  }
 };
 
 template <class T>
@@ -129,7 +116,9 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     // Plain loads (no evict-first hint): normalize_channels_last reads these lines again from
     // L2.
     V v[kPositions];
-    t.template load</*kStreaming=*/false>(x, g, n, v);
+#pragma unroll
+    for (int j = 0; j < kPositions; ++j)
+      v[j].raw = t.holds(j) ? V::load_plain(x + t.at(g, n, j)).raw : make_uint4(0, 0, 0, 0);
 #pragma unroll
     for (int j = 0; j < kPositions; ++j) {
       if (!t.holds(j)) continue;
@@ -241,7 +230,9 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
   for (int64_t tile = min(first_tile + g.rounds, g.tiles) - 1; tile >= first_tile; --tile) {
     const BlockTile<T> t(g, tile);
     V v[kPositions];
-    t.template load</*kStreaming=*/true>(x, g, n, v);
+#pragma unroll
+    for (int j = 0; j < kPositions; ++j)
+      v[j].raw = t.holds(j) ? V::load_streaming(x + t.at(g, n, j)).raw : make_uint4(0, 0, 0, 0);
     // x is an input, not the previous kernels' output: its first tile is loaded before the
     // wait, then the coefficients once.
     if (tile == min(first_tile + g.rounds, g.tiles) - 1) {

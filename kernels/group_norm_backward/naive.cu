@@ -8,5 +8,6 @@ NORMBENCH_REGISTER_KERNEL(make_variant(
     Op::group_norm_backward, "group_norm_backward.naive",
     "baseline: dx by a block of 256 threads per group on the saved mean and rstd, float32 "
     "sums; dweight, dbias by a block per channel, no atomics",
-    launch_naive_backward, naive_backward_unsupported, nullptr, /*is_baseline=*/true, Accepts::everything()));
+    launch_naive_backward, naive_backward_unsupported, nullptr, /*is_baseline=*/true,
+    Accepts::everything()));
 }  // namespace normbench::kernels

@@ -4,9 +4,10 @@
 
 namespace normbench::kernels {
 
-NORMBENCH_REGISTER_KERNEL(make_variant(
-    Op::rms_norm_backward, "rms_norm_backward.naive",
-    "baseline: dx by a block of 256 threads per row on the saved rstd, float32 sums; "
-    "dweight by a thread per column over the rows, no atomics",
-    launch_naive_backward, naive_backward_unsupported, nullptr, /*is_baseline=*/true, Accepts::everything()));
+NORMBENCH_REGISTER_KERNEL(
+    make_variant(Op::rms_norm_backward, "rms_norm_backward.naive",
+                 "baseline: dx by a block of 256 threads per row on the saved rstd, float32 sums; "
+                 "dweight by a thread per column over the rows, no atomics",
+                 launch_naive_backward, naive_backward_unsupported, nullptr, /*is_baseline=*/true,
+                 Accepts::everything()));
 }  // namespace normbench::kernels

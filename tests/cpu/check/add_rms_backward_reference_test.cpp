@@ -19,7 +19,6 @@ using testing::expected_all;
 using testing::magnitudes_all;
 using testing::sixteenths;
 
-
 struct Forward {
   std::vector<float> x, residual, w;
 };

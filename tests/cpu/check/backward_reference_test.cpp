@@ -18,7 +18,6 @@ using testing::expected_all;
 using testing::magnitudes_all;
 using testing::sixteenths;
 
-
 struct Tensors {
   std::vector<float> x, dy, w, b;
 };
