@@ -37,10 +37,12 @@ struct Word<float> {
 template <>
 struct Word<__nv_bfloat16> {
   static constexpr int kCount = 2;
+  // A bfloat16 is the high half of its float: widened by shifts on the whole word. Through
+  // __nv_bfloat162 the compiler split the word into 16-bit halves where it was loaded, and a
+  // parameter loaded early then waited for its load there (kernels/NOTES.md, "Decode rows").
   static __device__ __forceinline__ void unpack(uint32_t w, float* out) {
-    const float2 f = __bfloat1622float2(bits_as<__nv_bfloat162>(w));
-    out[0] = f.x;
-    out[1] = f.y;
+    out[0] = __uint_as_float(w << 16);
+    out[1] = __uint_as_float(w & 0xffff0000u);
   }
   static __device__ __forceinline__ uint32_t pack(const float* in) {
     return bits_as<uint32_t>(__floats2bfloat162_rn(in[0], in[1]));
