@@ -24,28 +24,19 @@ int registers_per_thread(int vectors, int channels_per_vector) {
   return 32 + 4 * vectors + 5 * channels_per_vector;
 }
 
-}  // namespace
-
-ClusterTilesPlan plan_cluster_tiles(const ProblemShape& p, int sm_count) {
-  ClusterTilesPlan best;
-  if (!p.channels_last()) {
-    best.unsupported = "NCHW: this kernel takes channels-last data";
-    return best;
-  }
+// Calls visit(plan) for every chunk of whole groups of at least min_chunk_bytes (16-byte
+// multiples) and every cluster size, with the fewest vectors a thread that fit and the model's
+// estimate.
+template <class Visit>
+void for_each_plan(const ProblemShape& p, int sm_count, int64_t min_chunk_bytes, Visit visit) {
   const int64_t size = dtype_bytes(p.dtype);
-  if (p.channels * size % 16 != 0) {
-    best.unsupported = "channels x element size is not a multiple of 16 bytes";
-    return best;
-  }
   const int64_t group_channels = p.channels / p.groups;
   const int channels_per_vector = static_cast<int>(16 / size);
-  sm_count = std::max(sm_count, 1);
-  best.estimated_us = -1;
   for (int64_t groups = 1; groups <= p.groups; ++groups) {
     if (p.groups % groups != 0) continue;
     const int64_t chunk_bytes = groups * group_channels * size;
     if (chunk_bytes % 16 != 0 || chunk_bytes / 16 > kClusterTilesMaxThreads) continue;
-    if (chunk_bytes < std::min<int64_t>(kClusterTilesMinChunkBytes, p.channels * size)) continue;
+    if (chunk_bytes < std::min<int64_t>(min_chunk_bytes, p.channels * size)) continue;
     const int columns = static_cast<int>(chunk_bytes / 16);
     for (int cluster = 1; cluster <= kClusterTilesMaxCluster; cluster *= 2) {
       const int64_t positions = ceil_div(p.spatial, cluster);
@@ -68,33 +59,58 @@ ClusterTilesPlan plan_cluster_tiles(const ProblemShape& p, int sm_count) {
         const double wave_us = std::max(block_bytes * static_cast<double>(in_wave) / kBytesPerUs,
                                         block_bytes * static_cast<double>(blocks_per_sm) /
                                             (kSmBytesPerUsShare * kBytesPerUs / sm_count));
-        const double us = static_cast<double>(waves) *
-                          (wave_us + kBlockReductionUs + (cluster > 1 ? kClusterBarrierUs : 0.0));
-        if (best.estimated_us >= 0 && us >= best.estimated_us) break;
-        best = {};
-        best.chunk_groups = static_cast<int>(groups);
-        best.chunk_channels = static_cast<int>(groups * group_channels);
-        best.column_vectors = columns;
-        best.row_lanes = static_cast<int>(lanes);
-        best.threads = threads;
-        best.vectors_per_thread = vectors;
-        best.cluster = cluster;
-        best.positions_per_block = positions;
-        best.blocks = blocks;
-        best.shared_bytes = shared;
-        best.estimated_us = us;
+        ClusterTilesPlan plan;
+        plan.chunk_groups = static_cast<int>(groups);
+        plan.chunk_channels = static_cast<int>(groups * group_channels);
+        plan.column_vectors = columns;
+        plan.row_lanes = static_cast<int>(lanes);
+        plan.threads = threads;
+        plan.vectors_per_thread = vectors;
+        plan.cluster = cluster;
+        plan.positions_per_block = positions;
+        plan.blocks = blocks;
+        plan.shared_bytes = shared;
+        plan.estimated_us = static_cast<double>(waves) *
+                            (wave_us + kBlockReductionUs + (cluster > 1 ? kClusterBarrierUs : 0.0));
+        visit(plan);
         break;  // the fewest vectors per thread that fit: more threads, as many bytes in flight
       }
     }
   }
-  if (best.estimated_us < 0) {
-    best = {};
+}
+
+}  // namespace
+
+ClusterTilesPlan plan_cluster_tiles(const ProblemShape& p, int sm_count) {
+  ClusterTilesPlan best;
+  if (!p.channels_last()) {
+    best.unsupported = "NCHW: this kernel takes channels-last data";
+    return best;
+  }
+  if (p.channels * dtype_bytes(p.dtype) % 16 != 0) {
+    best.unsupported = "channels x element size is not a multiple of 16 bytes";
+    return best;
+  }
+  sm_count = std::max(sm_count, 1);
+  bool found = false;
+  for_each_plan(p, sm_count, kClusterTilesMinChunkBytes, [&](const ClusterTilesPlan& plan) {
+    if (!found || plan.estimated_us < best.estimated_us) best = plan;
+    found = true;
+  });
+  if (!found) {
     best.unsupported = "no chunk of whole groups fits a cluster's registers (more than " +
                        std::to_string(kClusterTilesMaxCluster * kClusterTilesMaxThreads *
                                       kClusterTilesMaxVectors * 16 / 1024) +
                        " KB of one sample's chunk)";
+    return best;
   }
-  return best;
+  // The same blocks in smaller clusters, where chunks down to kClusterTilesNarrowChunkBytes
+  // allow it (each block then holds more positions of fewer channels).
+  ClusterTilesPlan smaller = best;
+  for_each_plan(p, sm_count, kClusterTilesNarrowChunkBytes, [&](const ClusterTilesPlan& plan) {
+    if (plan.blocks == best.blocks && plan.cluster < smaller.cluster) smaller = plan;
+  });
+  return smaller;
 }
 
 }  // namespace normbench::kernels

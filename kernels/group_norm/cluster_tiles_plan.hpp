@@ -23,9 +23,9 @@ namespace normbench::kernels {
 
 // The register-held vectors a thread may take (the kernel is instantiated for each).
 // 12 between 8 and 16: where 8 vectors a thread need more than kClusterTilesMaxThreads, 12
-// keep more warps than 16 (SD 1.5's 256 positions a block: 22 lanes instead of 16; 13.5 ->
-// 12.8 us on the H100). 3 and 6 as well made the model pick a worse cut of 2 x 640 x 32 x 32
-// (9.7 -> 14.7 us; kernels/NOTES.md).
+// keep more warps than 16 (SD 1.5 in clusters of 16, 256 positions a block: 22 lanes instead
+// of 16; 13.5 -> 12.8 us on the H100). 3 and 6 as well made the model pick a worse cut of 2 x 640 x
+// 32 x 32 (9.7 -> 14.7 us; kernels/NOTES.md).
 inline constexpr int kClusterTilesVectorCounts[] = {1, 2, 4, 8, 12, 16};
 constexpr int kClusterTilesMaxVectors = 16;
 constexpr int kClusterTilesMaxThreads = 512;
@@ -33,6 +33,12 @@ constexpr int kClusterTilesMaxThreads = 512;
 // of 16-80 bytes read at each position, a row (C channels) apart, moved x at 0.27 (16 bytes),
 // 0.60 (32 bytes) and 0.4-0.5 TB/s (80 bytes) on the H100 (kernels/NOTES.md).
 constexpr int64_t kClusterTilesMinChunkBytes = 256;
+// Chunks down to 160 bytes, but only to take the chosen plan's blocks in clusters of half the
+// size or less: on the H100 2 x 640 x 32 x 32 float16 took 8.7 us in clusters of 8 (160-byte
+// chunks) against 9.0 in clusters of 16, SDXL's 2 x 640 x 64 x 64 bfloat16 19.4 against 21.1,
+// SD 1.5's 2 x 320 x 64 x 64 11.5 against 12.3; where narrower chunks meant more blocks
+// instead (SD 1.5 on 128 SMs), they took 15.3 (kernels/NOTES.md).
+constexpr int64_t kClusterTilesNarrowChunkBytes = 160;
 // Clusters of up to 16 blocks: sizes above 8 are non-portable (an opt-in at launch; sm_90 GPCs
 // have 16-18 SMs), and the largest chunks of the diffusion shapes need 16 SMs' registers.
 constexpr int kClusterTilesMaxCluster = 16;
@@ -57,6 +63,7 @@ struct ClusterTilesPlan {
 // 1-16 (chunks of at least kClusterTilesMinChunkBytes), and picks the lowest time of a simple
 // model: the waves the blocks take (occupancy from threads and registers per thread), each moving
 // its bytes at the SM's share of the copy bandwidth, plus a fixed cost for a cluster barrier.
+// Then the smallest clusters with the same number of blocks (kClusterTilesNarrowChunkBytes).
 ClusterTilesPlan plan_cluster_tiles(const ProblemShape& p, int sm_count);
 
 }  // namespace normbench::kernels

@@ -79,8 +79,8 @@ __global__ void copy_kernel(const uint4* x, uint4* y, int64_t count) {
 
 // Vector j of thread t of block b: b * (kVectors * kThreads) + j * kThreads + t (coalesced).
 template <int kVectors>
-__global__ void __launch_bounds__(kThreads) one_pass(const uint4* x, uint4* y, int64_t count,
-                                                     float* sum, unsigned* arrived) {
+__global__ void __launch_bounds__(kThreads)
+    one_pass(const uint4* x, uint4* y, int64_t count, float* sum, unsigned* arrived) {
   const int64_t base = int64_t{blockIdx.x} * kVectors * kThreads + threadIdx.x;
   uint4 v[kVectors];
 #pragma unroll
@@ -157,7 +157,7 @@ int main() {
   CHECK(cudaMalloc(&y, max_bytes));
   CHECK(cudaMalloc(&evict, evict_bytes));
   CHECK(cudaMalloc(&sum, 4096 * sizeof(float)));  // a partial per block
-  constexpr int kCounters = 16;  // one per one-pass case
+  constexpr int kCounters = 16;                   // one per one-pass case
   CHECK(cudaMalloc(&arrived, kCounters * sizeof(unsigned)));
   CHECK(cudaMalloc(&sink, sizeof(unsigned)));
   CHECK(cudaMemset(x, 0x11, max_bytes));
@@ -186,14 +186,13 @@ int main() {
     auto add_one_pass = [&](auto vectors) {
       constexpr int kVectors = decltype(vectors)::value;
       int per_sm = 0;
-      CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, one_pass<kVectors>, kThreads,
-                                                          0));
+      CHECK(
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, one_pass<kVectors>, kThreads, 0));
       const int64_t blocks = (count + int64_t{kVectors} * kThreads - 1) / (kVectors * kThreads);
       if (blocks > int64_t{per_sm} * sms) return false;
       unsigned* counter = arrived + counters_used++;
-      cases.push_back({std::string("one pass  ") + size.name + " (" +
-                           std::to_string(kVectors) + " vectors, " + std::to_string(blocks) +
-                           " blocks)",
+      cases.push_back({std::string("one pass  ") + size.name + " (" + std::to_string(kVectors) +
+                           " vectors, " + std::to_string(blocks) + " blocks)",
                        [=](cudaStream_t s) {
                          one_pass<kVectors><<<blocks, kThreads, 0, s>>>(x, y, count, sum, counter);
                        }});

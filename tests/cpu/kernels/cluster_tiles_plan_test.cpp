@@ -63,6 +63,32 @@ TEST(ClusterTilesPlan, SpreadsTheSmallUnetShapesOverTheDevice) {
   EXPECT_GT(plan.cluster, 1);
 }
 
+TEST(ClusterTilesPlan, NarrowsChunksOnlyToTakeTheSameBlocksInSmallerClusters) {
+  // 2 x 640 x 32 x 32 float16: 320-byte chunks in clusters of 16 make 128 blocks; 160-byte
+  // chunks make the same 128 blocks in clusters of 8.
+  const ClusterTilesPlan narrowed =
+      plan_cluster_tiles(channels_last({2, 640, 32, 32}, 32, DType::float16), 132);
+  ASSERT_TRUE(narrowed.unsupported.empty()) << narrowed.unsupported;
+  EXPECT_EQ(narrowed.chunk_channels * 2, 160);
+  EXPECT_EQ(narrowed.cluster, 8);
+  EXPECT_EQ(narrowed.blocks, 128);
+  // SD 1.5's 2 x 320 x 64 x 64: 160-byte chunks could fill 128 SMs in clusters of 16 (slower,
+  // measured); they are taken only for the 64 blocks of the 320-byte plan, in clusters of 8.
+  const ClusterTilesPlan sd15 =
+      plan_cluster_tiles(channels_last({2, 320, 64, 64}, 32, DType::float16), 132);
+  ASSERT_TRUE(sd15.unsupported.empty()) << sd15.unsupported;
+  EXPECT_EQ(sd15.blocks, 64);
+  EXPECT_EQ(sd15.cluster, 8);
+  // Never below kClusterTilesNarrowChunkBytes.
+  for (int64_t channels : {320, 640, 1280})
+    for (DType dtype : {DType::float16, DType::bfloat16}) {
+      const ClusterTilesPlan plan =
+          plan_cluster_tiles(channels_last({2, channels, 32, 32}, 32, dtype), 132);
+      ASSERT_TRUE(plan.unsupported.empty()) << plan.unsupported;
+      EXPECT_GE(plan.chunk_channels * dtype_bytes(dtype), kernels::kClusterTilesNarrowChunkBytes);
+    }
+}
+
 TEST(ClusterTilesPlan, DeclinesNchwUnalignedRowsAndChunksTooLargeForACluster) {
   EXPECT_NE(plan_cluster_tiles(channels_last({2, 320, 8, 8}, 32, DType::float16, Layout::nchw), 132)
                 .unsupported.find("NCHW"),
