@@ -6,9 +6,10 @@
 
 namespace normbench::kernels {
 namespace {
-KernelPlan plan(const ProblemShape& p, const DeviceCaps&) {
+KernelPlan plan(const ProblemShape& p, const DeviceCaps& device) {
   return plan_wide_rows_variant<Norm::add_rms, kWideRowsEvictLastLoads | kWideRowsStreamStores |
-                                                   kWideRowsEarlyParams>(p, IdentityEpilogue{});
+                                                   kWideRowsEarlyParams>(p, device,
+                                                                         IdentityEpilogue{});
 }
 }  // namespace
 

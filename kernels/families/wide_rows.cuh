@@ -4,7 +4,7 @@
 // (families/wide_rows_plan.hpp says how many threads and vectors), so x is read from DRAM once
 // and y written once: the minimum traffic.
 //
-//   loads      x (and the residual) every vector of a thread issued back to back: 64-128
+//   loads      x (and the residual) every vector of a thread issued back to back: 32-128
 //              bytes in flight per thread, the whole row per block; with evict-first or
 //              evict-last hints or none (WideRowsHints below: each op takes what measured
 //              fastest);
@@ -314,6 +314,8 @@ cudaError_t launch_wide_rows(const ProblemShape& p, const WideRowsPlan& plan,
                                                        distance);
       return cudaGetLastError();
     };
+    if (plan.vectors_per_thread == kWideRowsLatencyVectors)
+      return run(wide_rows_kernel<T, P, kWideRowsLatencyVectors, kNorm, kHints, Epilogue>);
     if (plan.vectors_per_thread == kWideRowsFewVectors)
       return run(wide_rows_kernel<T, P, kWideRowsFewVectors, kNorm, kHints, Epilogue>);
     return run(wide_rows_kernel<T, P, kWideRowsManyVectors, kNorm, kHints, Epilogue>);
@@ -323,8 +325,9 @@ cudaError_t launch_wide_rows(const ProblemShape& p, const WideRowsPlan& plan,
 // The plan of a `<op>.row_in_registers` variant: declined with the wide-rows plan's reason, or
 // launching the kernel of kNorm with `epilogue`.
 template <Norm kNorm, int kHints = kWideRowsDefaultHints, class Epilogue>
-KernelPlan plan_wide_rows_variant(const ProblemShape& p, Epilogue epilogue) {
-  const WideRowsPlan rows = plan_wide_rows(p);
+KernelPlan plan_wide_rows_variant(const ProblemShape& p, Epilogue epilogue,
+                                  bool rows_resident = false) {
+  const WideRowsPlan rows = plan_wide_rows(p, rows_resident);
   if (!rows.unsupported.empty()) return KernelPlan::declined(rows.unsupported);
   KernelPlan plan;
   plan.launch = [p, rows, epilogue](const KernelArgs& args) {
@@ -346,13 +349,16 @@ bool wide_rows_latency_bound(const ProblemShape& p, const DeviceCaps& device) {
   return p.num_segments <= blocks_per_sm * device.sm_count;
 }
 
-// plan_wide_rows_variant with kHints, plus early parameters where the rows are latency bound.
+// plan_wide_rows_variant with kHints, plus early parameters where the rows are latency bound,
+// and kWideRowsLatencyVectors where at most two blocks an SM start at once (measured on 1-128
+// rows; the 512-row problems keep four vectors a thread).
 template <Norm kNorm, int kHints = kWideRowsDefaultHints, class Epilogue>
 KernelPlan plan_wide_rows_variant(const ProblemShape& p, const DeviceCaps& device,
                                   Epilogue epilogue) {
+  const bool resident = p.num_segments <= int64_t{2} * device.sm_count;
   if (wide_rows_latency_bound<kNorm>(p, device))
-    return plan_wide_rows_variant<kNorm, kHints | kWideRowsEarlyParams>(p, epilogue);
-  return plan_wide_rows_variant<kNorm, kHints>(p, epilogue);
+    return plan_wide_rows_variant<kNorm, kHints | kWideRowsEarlyParams>(p, epilogue, resident);
+  return plan_wide_rows_variant<kNorm, kHints>(p, epilogue, resident);
 }
 
 }  // namespace normbench::kernels

@@ -4,7 +4,7 @@
 
 namespace normbench::kernels {
 
-WideRowsPlan plan_wide_rows(const ProblemShape& p) {
+WideRowsPlan plan_wide_rows(const ProblemShape& p, bool rows_resident) {
   WideRowsPlan plan;
   const std::string type(dtype_name(p.dtype));
   plan.vector_elements = static_cast<int>(16 / dtype_bytes(p.dtype));
@@ -31,6 +31,8 @@ WideRowsPlan plan_wide_rows(const ProblemShape& p) {
   const int64_t few_threads = ceil_div(vectors, kWideRowsFewVectors);
   plan.vectors_per_thread =
       few_threads <= kWideRowsMaxThreads / 2 ? kWideRowsFewVectors : kWideRowsManyVectors;
+  if (rows_resident && ceil_div(vectors, kWideRowsLatencyVectors) <= kWideRowsMaxThreads)
+    plan.vectors_per_thread = kWideRowsLatencyVectors;
   plan.threads = static_cast<int>(ceil_div(ceil_div(vectors, plan.vectors_per_thread), 32) * 32);
   return plan;
 }

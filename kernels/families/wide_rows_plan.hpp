@@ -7,7 +7,7 @@
 // bytes in flight per thread) while that takes at most 256 threads, else eight, up to 512
 // threads: rows of up to 4096 vectors, 32768 16-bit or 16384 float32 elements. LLM hidden sizes
 // split evenly: 4096 bf16 = 512 vectors = 128 threads x 4, 5120 = 640 = 160 x 4, 8192 = 1024
-// = 256 x 4.
+// = 256 x 4. Where every row's block starts at once, two vectors a thread (below).
 #pragma once
 
 #include <cstdint>
@@ -17,8 +17,12 @@
 
 namespace normbench::kernels {
 
-constexpr int kWideRowsFewVectors = 4;   // per thread, while a row needs <= 256 threads
-constexpr int kWideRowsManyVectors = 8;  // per thread, up to 512 threads
+// Rows that all start at once (a decoder's few tokens) wait on latency: there two vectors a
+// thread, twice the threads, halve each thread's chain of loads, unpacking and sums (0.2 us
+// of 4.7-5.1 on 1-128 rows of 4096 and 8192 on the H100, scripts/probes and kernels/NOTES.md).
+constexpr int kWideRowsLatencyVectors = 2;  // per thread, rows all resident, <= 512 threads
+constexpr int kWideRowsFewVectors = 4;      // per thread, while a row needs <= 256 threads
+constexpr int kWideRowsManyVectors = 8;     // per thread, up to 512 threads
 constexpr int kWideRowsMaxThreads = 512;
 constexpr int64_t kWideRowsMaxVectors = int64_t{kWideRowsMaxThreads} * kWideRowsManyVectors;
 
@@ -26,10 +30,11 @@ struct WideRowsPlan {
   std::string unsupported;     // empty: supported
   int vector_elements = 0;     // elements of the data's type in 16 bytes: 8 or 4
   int row_vectors = 0;         // 16-byte vectors per row
-  int vectors_per_thread = 0;  // kWideRowsFewVectors or kWideRowsManyVectors
+  int vectors_per_thread = 0;  // kWideRowsLatencyVectors, kWideRowsFewVectors or ...Many...
   int threads = 0;             // per block, a multiple of 32
 };
 
-WideRowsPlan plan_wide_rows(const ProblemShape& p);
+// `rows_resident`: every row's block starts at once (kWideRowsLatencyVectors where they fit).
+WideRowsPlan plan_wide_rows(const ProblemShape& p, bool rows_resident = false);
 
 }  // namespace normbench::kernels

@@ -78,6 +78,24 @@ TEST(WideRowsPlan, SplitsLlmRowsEvenlyOverABlock) {
   }
 }
 
+TEST(WideRowsPlan, TwoVectorsAThreadWhereEveryRowStartsAtOnce) {
+  // bf16 4096: 256 threads of 2 instead of 128 of 4; 8192: 512 of 2; 16384 would need 1024.
+  const auto small = kernels::plan_wide_rows(bf16_rows(Op::rms_norm, 32, 4096), true);
+  ASSERT_EQ(small.unsupported, "");
+  EXPECT_EQ(small.vectors_per_thread, kernels::kWideRowsLatencyVectors);
+  EXPECT_EQ(small.threads, 256);
+  const auto large = kernels::plan_wide_rows(bf16_rows(Op::rms_norm, 32, 8192), true);
+  EXPECT_EQ(large.vectors_per_thread, kernels::kWideRowsLatencyVectors);
+  EXPECT_EQ(large.threads, 512);
+  const auto too_wide = kernels::plan_wide_rows(bf16_rows(Op::rms_norm, 32, 16384), true);
+  EXPECT_EQ(too_wide.vectors_per_thread, kernels::kWideRowsManyVectors);
+  EXPECT_EQ(too_wide.threads, 256);
+  // Odd rows still get whole warps: 129 vectors, 65 threads of 2, three warps.
+  const auto odd = kernels::plan_wide_rows(bf16_rows(Op::layer_norm, 10, 1032), true);
+  EXPECT_EQ(odd.threads, 96);
+  EXPECT_GE(int64_t{odd.threads} * odd.vectors_per_thread, odd.row_vectors);
+}
+
 TEST(WideRowsPlan, CoversOddRowsWithWholeWarps) {
   // 1032 bf16 = 129 vectors: 33 threads' worth, rounded up to two warps.
   const auto plan = kernels::plan_wide_rows(bf16_rows(Op::layer_norm, 10, 1032));

@@ -1,0 +1,202 @@
+// How many 16-byte vectors a thread of the wide-rows kernels (families/wide_rows.cuh) should
+// hold on decode rows, where every row's block starts at once and latency, not bandwidth, sets
+// the time: RMSNorm, add_rms_norm and LayerNorm in bfloat16 with the decode hints, rows of 4096
+// and 8192, 1, 32 and 128 rows, 4 vectors a thread (the plan before) against 2 (and 1),
+// event-timed 101 times, cold (L2 evicted as normbench does) and warm. add_rms_norm's s and y
+// share one buffer here: the probe times data movement, not values. Not part of normbench: a
+// probe for kernels/NOTES.md ("Two vectors a thread on decode rows").
+//
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I. -o wide_rows_vectors scripts/probes/wide_rows_vectors.cu
+//   ./wide_rows_vectors
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/families/wide_rows.cuh"
+
+namespace {
+
+using normbench::kernels::IdentityEpilogue;
+using normbench::kernels::Norm;
+using normbench::kernels::WideRowsTensors;
+
+#define CHECK(call)                                                                   \
+  do {                                                                                \
+    cudaError_t e_ = (call);                                                          \
+    if (e_ != cudaSuccess) {                                                          \
+      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                   \
+    }                                                                                 \
+  } while (0)
+
+__global__ void read_all(const uint4* data, int64_t count, unsigned* sink) {
+  uint64_t policy;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  unsigned acc = 0;
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    uint4 v;
+    asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(data + i), "l"(policy));
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x9e3779b9u) *sink = acc;
+}
+__global__ void discard_all(const char* data, int64_t bytes) {
+  for (int64_t offset = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) * 128; offset < bytes;
+       offset += int64_t{gridDim.x} * blockDim.x * 128)
+    asm volatile("discard.global.L2 [%0], 128;" ::"l"(data + offset) : "memory");
+}
+__global__ void spin(unsigned long long nanoseconds) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < nanoseconds);
+}
+
+template <class T, Norm kNorm, int kHints, int kVectors>
+void launch(void* x, void* w, void* b, void* y, int rows, int hidden, cudaStream_t s) {
+  // add_rms_norm's residual is b, and its s shares y's buffer.
+  const T* residual = kNorm == Norm::add_rms ? static_cast<const T*>(b) : nullptr;
+  const T* bias = kNorm == Norm::centered ? static_cast<const T*>(b) : nullptr;
+  T* sum = kNorm == Norm::add_rms ? static_cast<T*>(y) : nullptr;
+  const WideRowsTensors<T, T> t{static_cast<const T*>(x), residual, static_cast<const T*>(w), bias,
+                                static_cast<T*>(y),       sum};
+  const int row_vectors = hidden / 8;
+  const int threads = row_vectors / kVectors;
+  normbench::kernels::wide_rows_kernel<T, T, kVectors, kNorm, kHints, IdentityEpilogue>
+      <<<rows, threads, 0, s>>>(t, IdentityEpilogue{}, row_vectors, 1.0f / hidden, 1e-5f, 0);
+}
+
+struct Case {
+  std::string name;
+  std::function<void(cudaStream_t)> run;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // An argument: only the cases whose name contains it, 5 samples each, one round (for ncu).
+  const std::string only = argc > 1 ? argv[1] : "";
+  const int samples = only.empty() ? 101 : 5;
+  int device = 0, l2 = 0;
+  CHECK(cudaGetDevice(&device));
+  CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  const int64_t evict_bytes = int64_t{2} * l2;
+  const int max_rows = 128, hidden = 8192;
+  const size_t elements = size_t{max_rows} * hidden;
+
+  // The same N(0,1) values stored as bfloat16 and as float16.
+  std::mt19937 rng(42);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<__nv_bfloat16> as_bf16(elements);
+  std::vector<__half> as_fp16(elements);
+  for (size_t i = 0; i < elements; ++i) {
+    const float v = normal(rng);
+    as_bf16[i] = __float2bfloat16(v);
+    as_fp16[i] = __float2half(v);
+  }
+  void *x_bf16, *x_fp16, *w_bf16, *w_fp16, *b_bf16, *b_fp16, *y, *evict;
+  unsigned* sink;
+  for (void** p : {&x_bf16, &x_fp16, &w_bf16, &w_fp16, &b_bf16, &b_fp16, &y})
+    CHECK(cudaMalloc(p, elements * 2));
+  CHECK(cudaMalloc(&evict, evict_bytes));
+  CHECK(cudaMalloc(&sink, sizeof(unsigned)));
+  CHECK(cudaMemset(evict, 0, evict_bytes));
+  for (void* p : {x_bf16, w_bf16, b_bf16})
+    CHECK(cudaMemcpy(p, as_bf16.data(), elements * 2, cudaMemcpyHostToDevice));
+  for (void* p : {x_fp16, w_fp16, b_fp16})
+    CHECK(cudaMemcpy(p, as_fp16.data(), elements * 2, cudaMemcpyHostToDevice));
+  cudaStream_t stream;
+  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+
+  std::vector<Case> cases;
+  // The decode variants' hints (kernels/<op>/row_in_registers.cu), with early parameters.
+  constexpr int kLn = normbench::kernels::kWideRowsEarlyParams |
+                      normbench::kernels::kWideRowsPrefetchTail |
+                      normbench::kernels::kWideRowsOneReduction;
+  constexpr int kRms = normbench::kernels::kWideRowsEarlyParams |
+                       normbench::kernels::kWideRowsEvictLastLoads |
+                       normbench::kernels::kWideRowsStreamStores;
+  for (const int hidden : {4096, 8192})
+    for (const int rows : {1, 32, 128}) {
+      const std::string n = std::to_string(hidden) + " x " + std::to_string(rows);
+      cases.push_back({"RMS 4 vec " + n, [=](cudaStream_t s) {
+                         launch<__nv_bfloat16, Norm::rms, kRms, 4>(x_bf16, w_bf16, b_bf16, y, rows,
+                                                                   hidden, s);
+                       }});
+      cases.push_back({"RMS 2 vec " + n, [=](cudaStream_t s) {
+                         launch<__nv_bfloat16, Norm::rms, kRms, 2>(x_bf16, w_bf16, b_bf16, y, rows,
+                                                                   hidden, s);
+                       }});
+      if (hidden == 4096)
+        cases.push_back({"RMS 1 vec " + n, [=](cudaStream_t s) {
+                           launch<__nv_bfloat16, Norm::rms, kRms, 1>(x_bf16, w_bf16, b_bf16, y,
+                                                                     rows, hidden, s);
+                         }});
+      cases.push_back({"ADD 4 vec " + n, [=](cudaStream_t s) {
+                         launch<__nv_bfloat16, Norm::add_rms, kRms, 4>(x_bf16, w_bf16, b_bf16, y,
+                                                                       rows, hidden, s);
+                       }});
+      cases.push_back({"ADD 2 vec " + n, [=](cudaStream_t s) {
+                         launch<__nv_bfloat16, Norm::add_rms, kRms, 2>(x_bf16, w_bf16, b_bf16, y,
+                                                                       rows, hidden, s);
+                       }});
+      cases.push_back({"LN  4 vec " + n, [=](cudaStream_t s) {
+                         launch<__nv_bfloat16, Norm::centered, kLn, 4>(x_bf16, w_bf16, b_bf16, y,
+                                                                       rows, hidden, s);
+                       }});
+      cases.push_back({"LN  2 vec " + n, [=](cudaStream_t s) {
+                         launch<__nv_bfloat16, Norm::centered, kLn, 2>(x_bf16, w_bf16, b_bf16, y,
+                                                                       rows, hidden, s);
+                       }});
+    }
+
+  cudaEvent_t start, stop;
+  CHECK(cudaEventCreate(&start));
+  CHECK(cudaEventCreate(&stop));
+  std::printf("hidden %d; median, min and max of 101 event-timed launches (us)\n", hidden);
+  for (int round = 0; round < (only.empty() ? 2 : 1); ++round) {
+    for (const bool cold : {true, false}) {
+      for (const Case& c : cases) {
+        if (c.name.find(only) == std::string::npos) continue;
+        std::vector<float> us;
+        for (int rep = 0; rep < samples; ++rep) {
+          if (cold) {
+            read_all<<<8192, 256, 0, stream>>>(static_cast<const uint4*>(evict), evict_bytes / 16,
+                                               sink);
+            discard_all<<<8192, 256, 0, stream>>>(static_cast<const char*>(evict), evict_bytes);
+          } else {
+            spin<<<1, 1, 0, stream>>>(50000);
+          }
+          CHECK(cudaEventRecord(start, stream));
+          c.run(stream);
+          CHECK(cudaEventRecord(stop, stream));
+          CHECK(cudaEventSynchronize(stop));
+          CHECK(cudaGetLastError());
+          float ms = 0;
+          CHECK(cudaEventElapsedTime(&ms, start, stop));
+          us.push_back(ms * 1000.0f);
+        }
+        std::sort(us.begin(), us.end());
+        std::printf("round %d  %-5s %-36s median %6.2f  min %6.2f  max %6.2f\n", round,
+                    cold ? "cold" : "warm", c.name.c_str(), us[us.size() / 2], us.front(),
+                    us.back());
+      }
+    }
+  }
+  return 0;
+}
