@@ -336,29 +336,30 @@ KernelPlan plan_wide_rows_variant(const ProblemShape& p, Epilogue epilogue,
   return plan;
 }
 
-// Rows that all start at once wait on latency, not bandwidth: a decoder's 1-512 tokens. There
-// the weight and bias are loaded with x instead of after the statistics, so that their DRAM
-// round trip overlaps x's instead of following the reductions (add_rms_norm's early parameters
-// took 5.1 us on 1-32 rows of 4096 on the H100 where RMSNorm without them took 6.2;
-// configs/decode.json, kernels/NOTES.md). Their cost is registers, and so blocks per SM: up to
-// two blocks an SM that does not matter; RMSNorm (a weight only) gained up to 4 blocks an SM
-// as well (-3% to -10% on 512 rows), LayerNorm (weight and bias) lost there (up to +23%).
-template <Norm kNorm>
-bool wide_rows_latency_bound(const ProblemShape& p, const DeviceCaps& device) {
-  const int64_t blocks_per_sm = kNorm == Norm::rms ? 4 : 2;
-  return p.num_segments <= blocks_per_sm * device.sm_count;
+// At most `blocks_per_sm` rows an SM: every row's block starts at once, and the time is
+// latency, not bandwidth (a decoder's 1-512 tokens).
+inline bool wide_rows_start_at_once(const ProblemShape& p, const DeviceCaps& device,
+                                    int blocks_per_sm) {
+  return p.num_segments <= int64_t{blocks_per_sm} * device.sm_count;
 }
 
-// plan_wide_rows_variant with kHints, plus early parameters where the rows are latency bound,
-// and kWideRowsLatencyVectors where at most two blocks an SM start at once (measured on 1-128
-// rows; the 512-row problems keep four vectors a thread).
+// plan_wide_rows_variant with kHints, and where the rows start at once:
+// - early parameters: the weight and bias loaded with x instead of after the statistics, so
+//   that their DRAM round trip overlaps x's instead of following the reductions (add_rms_norm's
+//   early parameters took 5.1 us on 1-32 rows of 4096 on the H100 where RMSNorm without them
+//   took 6.2; configs/decode.json, kernels/NOTES.md). Their cost is registers, and so blocks an
+//   SM: up to two blocks an SM that does not matter; RMSNorm (a weight only) gained up to 4
+//   blocks an SM as well (-3% to -10% on 512 rows), LayerNorm (weight and bias) lost there (up
+//   to +23%);
+// - kWideRowsLatencyVectors up to two blocks an SM (measured on 1-128 rows; the 512-row
+//   problems keep four vectors a thread).
 template <Norm kNorm, int kHints = kWideRowsDefaultHints, class Epilogue>
 KernelPlan plan_wide_rows_variant(const ProblemShape& p, const DeviceCaps& device,
                                   Epilogue epilogue) {
-  const bool resident = p.num_segments <= int64_t{2} * device.sm_count;
-  if (wide_rows_latency_bound<kNorm>(p, device))
-    return plan_wide_rows_variant<kNorm, kHints | kWideRowsEarlyParams>(p, epilogue, resident);
-  return plan_wide_rows_variant<kNorm, kHints>(p, epilogue, resident);
+  const bool two_vectors = wide_rows_start_at_once(p, device, 2);
+  if (wide_rows_start_at_once(p, device, kNorm == Norm::rms ? 4 : 2))
+    return plan_wide_rows_variant<kNorm, kHints | kWideRowsEarlyParams>(p, epilogue, two_vectors);
+  return plan_wide_rows_variant<kNorm, kHints>(p, epilogue, two_vectors);
 }
 
 }  // namespace normbench::kernels

@@ -19,7 +19,8 @@ namespace normbench::kernels {
 
 // Rows that all start at once (a decoder's few tokens) wait on latency: there two vectors a
 // thread, twice the threads, halve each thread's chain of loads, unpacking and sums (0.2 us
-// of 4.7-5.1 on 1-128 rows of 4096 and 8192 on the H100, scripts/probes and kernels/NOTES.md).
+// of 4.7-5.1 on 1-128 rows of 4096 and 8192 on the H100: scripts/probes/wide_rows_vectors.cu,
+// kernels/NOTES.md).
 constexpr int kWideRowsLatencyVectors = 2;  // per thread, rows all resident, <= 512 threads
 constexpr int kWideRowsFewVectors = 4;      // per thread, while a row needs <= 256 threads
 constexpr int kWideRowsManyVectors = 8;     // per thread, up to 512 threads

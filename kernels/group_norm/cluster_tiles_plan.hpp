@@ -24,8 +24,8 @@ namespace normbench::kernels {
 // The register-held vectors a thread may take (the kernel is instantiated for each).
 // 12 between 8 and 16: where 8 vectors a thread need more than kClusterTilesMaxThreads, 12
 // keep more warps than 16 (SD 1.5 in clusters of 16, 256 positions a block: 22 lanes instead
-// of 16; 13.5 -> 12.8 us on the H100). 3 and 6 as well made the model pick a worse cut of 2 x 640 x
-// 32 x 32 (9.7 -> 14.7 us; kernels/NOTES.md).
+// of 16; 13.5 -> 12.8 us on the H100). 3 and 6 as well made the model pick a worse cut of
+// 2 x 640 x 32 x 32 (9.7 -> 14.7 us; kernels/NOTES.md).
 inline constexpr int kClusterTilesVectorCounts[] = {1, 2, 4, 8, 12, 16};
 constexpr int kClusterTilesMaxVectors = 16;
 constexpr int kClusterTilesMaxThreads = 512;
