@@ -322,18 +322,23 @@ cudaError_t launch_wide_rows(const ProblemShape& p, const WideRowsPlan& plan,
   });
 }
 
-// The plan of a `<op>.row_in_registers` variant: declined with the wide-rows plan's reason, or
+// The plan of a `<op>.row_in_registers` variant laid out as `rows`: declined with its reason, or
 // launching the kernel of kNorm with `epilogue`.
-template <Norm kNorm, int kHints = kWideRowsDefaultHints, class Epilogue>
-KernelPlan plan_wide_rows_variant(const ProblemShape& p, Epilogue epilogue,
-                                  bool rows_resident = false) {
-  const WideRowsPlan rows = plan_wide_rows(p, rows_resident);
+template <Norm kNorm, int kHints, class Epilogue>
+KernelPlan plan_wide_rows_launch(const ProblemShape& p, const WideRowsPlan& rows,
+                                 Epilogue epilogue) {
   if (!rows.unsupported.empty()) return KernelPlan::declined(rows.unsupported);
   KernelPlan plan;
   plan.launch = [p, rows, epilogue](const KernelArgs& args) {
     return launch_wide_rows<kNorm, kHints>(p, rows, args, epilogue);
   };
   return plan;
+}
+
+// plan_wide_rows_launch with the plan of rows that need not start at once.
+template <Norm kNorm, int kHints = kWideRowsDefaultHints, class Epilogue>
+KernelPlan plan_wide_rows_variant(const ProblemShape& p, Epilogue epilogue) {
+  return plan_wide_rows_launch<kNorm, kHints>(p, plan_wide_rows(p), epilogue);
 }
 
 // At most `blocks_per_sm` rows an SM: every row's block starts at once, and the time is
@@ -356,10 +361,10 @@ inline bool wide_rows_start_at_once(const ProblemShape& p, const DeviceCaps& dev
 template <Norm kNorm, int kHints = kWideRowsDefaultHints, class Epilogue>
 KernelPlan plan_wide_rows_variant(const ProblemShape& p, const DeviceCaps& device,
                                   Epilogue epilogue) {
-  const bool two_vectors = wide_rows_start_at_once(p, device, 2);
+  const WideRowsPlan rows = plan_wide_rows(p, wide_rows_start_at_once(p, device, 2));
   if (wide_rows_start_at_once(p, device, kNorm == Norm::rms ? 4 : 2))
-    return plan_wide_rows_variant<kNorm, kHints | kWideRowsEarlyParams>(p, epilogue, two_vectors);
-  return plan_wide_rows_variant<kNorm, kHints>(p, epilogue, two_vectors);
+    return plan_wide_rows_launch<kNorm, kHints | kWideRowsEarlyParams>(p, rows, epilogue);
+  return plan_wide_rows_launch<kNorm, kHints>(p, rows, epilogue);
 }
 
 }  // namespace normbench::kernels

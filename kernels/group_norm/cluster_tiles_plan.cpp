@@ -105,10 +105,14 @@ ClusterTilesPlan plan_cluster_tiles(const ProblemShape& p, int sm_count) {
     return best;
   }
   // The same blocks in smaller clusters, where chunks down to kClusterTilesNarrowChunkBytes
-  // allow it (each block then holds more positions of fewer channels).
+  // allow it at no worse an estimate (each block then holds more positions of fewer channels).
+  // Among chunks of kClusterTilesMinChunkBytes or more the first pass already took the smallest
+  // cluster of equal estimate, so only the narrower chunks can change the plan here.
   ClusterTilesPlan smaller = best;
   for_each_plan(p, sm_count, kClusterTilesNarrowChunkBytes, [&](const ClusterTilesPlan& plan) {
-    if (plan.blocks == best.blocks && plan.cluster < smaller.cluster) smaller = plan;
+    if (plan.blocks == best.blocks && plan.cluster < smaller.cluster &&
+        plan.estimated_us <= best.estimated_us)
+      smaller = plan;
   });
   return smaller;
 }

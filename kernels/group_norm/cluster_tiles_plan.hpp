@@ -34,10 +34,10 @@ constexpr int kClusterTilesMaxThreads = 512;
 // 0.60 (32 bytes) and 0.4-0.5 TB/s (80 bytes) on the H100 (kernels/NOTES.md).
 constexpr int64_t kClusterTilesMinChunkBytes = 256;
 // Chunks down to 160 bytes, but only to take the chosen plan's blocks in clusters of half the
-// size or less: on the H100 2 x 640 x 32 x 32 float16 took 8.7 us in clusters of 8 (160-byte
-// chunks) against 9.0 in clusters of 16, SDXL's 2 x 640 x 64 x 64 bfloat16 19.4 against 21.1,
-// SD 1.5's 2 x 320 x 64 x 64 11.5 against 12.3; where narrower chunks meant more blocks
-// instead (SD 1.5 on 128 SMs), they took 15.3 (kernels/NOTES.md).
+// size or less at no worse an estimate: on the H100 2 x 640 x 32 x 32 float16 took 8.7 us in
+// clusters of 8 (160-byte chunks) against 9.0 in clusters of 16, SDXL's 2 x 640 x 64 x 64
+// bfloat16 19.4 against 21.1, SD 1.5's 2 x 320 x 64 x 64 11.5 against 12.3; where narrower
+// chunks meant more blocks instead (SD 1.5 in 128 blocks), they took 15.3 (kernels/NOTES.md).
 constexpr int64_t kClusterTilesNarrowChunkBytes = 160;
 // Clusters of up to 16 blocks: sizes above 8 are non-portable (an opt-in at launch; sm_90 GPCs
 // have 16-18 SMs), and the largest chunks of the diffusion shapes need 16 SMs' registers.
@@ -63,7 +63,8 @@ struct ClusterTilesPlan {
 // 1-16 (chunks of at least kClusterTilesMinChunkBytes), and picks the lowest time of a simple
 // model: the waves the blocks take (occupancy from threads and registers per thread), each moving
 // its bytes at the SM's share of the copy bandwidth, plus a fixed cost for a cluster barrier.
-// Then the smallest clusters with the same number of blocks (kClusterTilesNarrowChunkBytes).
+// Then the smallest clusters with the same number of blocks and no worse an estimate
+// (kClusterTilesNarrowChunkBytes).
 ClusterTilesPlan plan_cluster_tiles(const ProblemShape& p, int sm_count);
 
 }  // namespace normbench::kernels

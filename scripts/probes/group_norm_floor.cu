@@ -93,8 +93,8 @@ __global__ void __launch_bounds__(kThreads)
   for (int j = 0; j < kVectors; ++j) s += __uint_as_float(v[j].x & 0x3fffffffu);
   s = block_sum(s);
   if (threadIdx.x == 0) sum[blockIdx.x] = s;  // the block's partial, no atomic
-  // Grid barrier: the counter (one per grid size) only grows; each launch waits for the next
-  // multiple of its grid.
+  // Grid barrier: the counter (one per case, so one grid size each) only grows; each launch
+  // waits for the next multiple of its grid.
   __shared__ unsigned go;
   if (threadIdx.x == 0) {
     __threadfence();

@@ -1,14 +1,14 @@
-// Why LayerNorm's row_in_registers takes about 1 us longer on bfloat16 decode rows than on
-// float16 ones (configs/decode.json; kernels/NOTES.md, "Decode rows"): the same kernel template
+// Why LayerNorm's row_in_registers took about 1 us longer on bfloat16 decode rows than on
+// float16 ones (configs/decode.json; kernels/NOTES.md, "The bfloat16 decode gap, found"; fixed
+// by widening bfloat16 with shifts, kernels/device/raw_vectors.cuh): the same kernel template
 // instantiated for both types, launched on the same buffers, so that only the code or only the
 // data changes between two lines. Data: N(0,1) stored as bfloat16 or as float16 bits (each read
 // by both kernels: the other type's bits are finite values of a different size). Each launch is
 // event-timed 101 times, cold (L2 evicted as normbench does) and warm, like latency_floor.cu.
 // Not part of normbench: a probe for kernels/NOTES.md.
 //
-//   nvcc -O3 -std=c++17 -arch=sm_90 -I. -o wide_rows_dtype_gap \
-//       scripts/probes/wide_rows_dtype_gap.cu
-//   ./wide_rows_dtype_gap
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I. -o gap scripts/probes/wide_rows_dtype_gap.cu
+//   ./gap
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -81,7 +81,7 @@ void launch(void* x, void* w, void* b, void* y, int rows, int hidden, cudaStream
       static_cast<const T*>(w), kNorm == Norm::centered ? static_cast<const T*>(b) : nullptr,
       static_cast<T*>(y),       nullptr};
   const int row_vectors = hidden / 8;
-  const int threads = row_vectors / 4;  // 4 vectors a thread, as the plan takes for <= 8192
+  const int threads = row_vectors / 4;  // 4 vectors a thread, as the plan took for <= 8192
   normbench::kernels::wide_rows_kernel<T, T, 4, kNorm, kHints, IdentityEpilogue>
       <<<rows, threads, 0, s>>>(t, IdentityEpilogue{}, row_vectors, 1.0f / hidden, 1e-5f, 0);
 }

@@ -9,7 +9,6 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I. -o wide_rows_vectors scripts/probes/wide_rows_vectors.cu
 //   ./wide_rows_vectors
 #include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -96,30 +95,25 @@ int main(int argc, char** argv) {
   CHECK(cudaGetDevice(&device));
   CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
   const int64_t evict_bytes = int64_t{2} * l2;
-  const int max_rows = 128, hidden = 8192;
-  const size_t elements = size_t{max_rows} * hidden;
+  const int max_rows = 128, max_hidden = 8192;
+  const size_t elements = size_t{max_rows} * max_hidden;
 
   // The same N(0,1) values stored as bfloat16 and as float16.
   std::mt19937 rng(42);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::vector<__nv_bfloat16> as_bf16(elements);
-  std::vector<__half> as_fp16(elements);
   for (size_t i = 0; i < elements; ++i) {
     const float v = normal(rng);
     as_bf16[i] = __float2bfloat16(v);
-    as_fp16[i] = __float2half(v);
   }
-  void *x_bf16, *x_fp16, *w_bf16, *w_fp16, *b_bf16, *b_fp16, *y, *evict;
+  void *x_bf16, *w_bf16, *b_bf16, *y, *evict;
   unsigned* sink;
-  for (void** p : {&x_bf16, &x_fp16, &w_bf16, &w_fp16, &b_bf16, &b_fp16, &y})
-    CHECK(cudaMalloc(p, elements * 2));
+  for (void** p : {&x_bf16, &w_bf16, &b_bf16, &y}) CHECK(cudaMalloc(p, elements * 2));
   CHECK(cudaMalloc(&evict, evict_bytes));
   CHECK(cudaMalloc(&sink, sizeof(unsigned)));
   CHECK(cudaMemset(evict, 0, evict_bytes));
   for (void* p : {x_bf16, w_bf16, b_bf16})
     CHECK(cudaMemcpy(p, as_bf16.data(), elements * 2, cudaMemcpyHostToDevice));
-  for (void* p : {x_fp16, w_fp16, b_fp16})
-    CHECK(cudaMemcpy(p, as_fp16.data(), elements * 2, cudaMemcpyHostToDevice));
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
 
@@ -168,7 +162,7 @@ int main(int argc, char** argv) {
   cudaEvent_t start, stop;
   CHECK(cudaEventCreate(&start));
   CHECK(cudaEventCreate(&stop));
-  std::printf("hidden %d; median, min and max of 101 event-timed launches (us)\n", hidden);
+  std::printf("bfloat16 rows; median, min and max of 101 event-timed launches (us)\n");
   for (int round = 0; round < (only.empty() ? 2 : 1); ++round) {
     for (const bool cold : {true, false}) {
       for (const Case& c : cases) {
