@@ -17,19 +17,12 @@
 #include <cstdlib>
 #include <vector>
 
+#include "probe_support.cuh"
+
 namespace {
 constexpr int64_t kRows = 16384, kCols = 8192;
 constexpr int64_t kRowVecs = kCols * 2 / 16;  // 16-byte vectors per row: 1024
 constexpr int64_t kVecs = kRows * kRowVecs;
-
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    cudaError_t e_ = (call);                                                          \
-    if (e_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
 
 enum Policy { kPlain = 0, kEvictLastLoads = 1, kStreamLoads = 2, kStreamStores = 4 };
 
@@ -104,26 +97,6 @@ __global__ void grid_stride(const uint4* x, uint4* y) {
   }
 }
 
-// normbench's L2 eviction (app/device/device_checks.cu): read at evict-last, then discard.
-__global__ void read_all(const uint4* data, int64_t count, unsigned* sink) {
-  uint64_t policy;
-  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
-  unsigned acc = 0;
-  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
-       i += int64_t{gridDim.x} * blockDim.x) {
-    uint4 v;
-    asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(data + i), "l"(policy));
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x9e3779b9u) *sink = acc;
-}
-__global__ void discard_all(const char* data, int64_t bytes) {
-  for (int64_t offset = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) * 128; offset < bytes;
-       offset += int64_t{gridDim.x} * blockDim.x * 128)
-    asm volatile("discard.global.L2 [%0], 128;" ::"l"(data + offset) : "memory");
-}
 }  // namespace
 
 int main() {
