@@ -1,5 +1,5 @@
-// Device helpers shared by the kernel families: the per-element affine + epilogue step, and
-// numerically careful statistics.
+// Device helpers shared by the kernel families: the per-element affine + epilogue step, a warp
+// sum in fixed order, and numerically careful statistics.
 //
 // Why the "shift": the mean of data like 1000 + N(0,1) must be known to ~1e-6 for a 1e-5
 // tolerance, far below float's resolution at 1000 (6e-5). Every kernel subtracts one element
@@ -26,6 +26,14 @@ struct SegmentStats {
 // RMSNorm divides by the root mean square only (rms), and add_rms_norm first forms and stores
 // s = x + residual, rounded once to the data's type, then normalizes that rounded s (add_rms).
 enum class Norm { centered, rms, add_rms };
+
+// Sum over a full warp by butterfly: a fixed order, every lane gets the same bits.
+template <class V>
+__device__ __forceinline__ V butterfly_sum(V v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
 
 __device__ __forceinline__ float normalize(float x, const SegmentStats& s) {
   return ((x - s.shift) - s.delta) * s.rstd;

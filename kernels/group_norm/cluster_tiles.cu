@@ -11,9 +11,9 @@ namespace normbench::kernels {
 NORMBENCH_REGISTER_KERNEL(planned_variant(
     Op::group_norm, "group_norm.cluster_tiles",
     "channels-last: a cluster per chunk of groups, held in registers, sums via DSMEM",
-    plan_cluster_tiles_variant<IdentityEpilogue>, Accepts::everything()));
+    plan_cluster_tiles_variant<false, IdentityEpilogue>, Accepts::everything()));
 NORMBENCH_REGISTER_KERNEL(
     planned_variant(Op::group_norm_silu, "group_norm_silu.cluster_tiles",
                     "channels-last: group_norm.cluster_tiles's clusters, SiLU on y in registers",
-                    plan_cluster_tiles_variant<SiluEpilogue>, Accepts::everything()));
+                    plan_cluster_tiles_variant<false, SiluEpilogue>, Accepts::everything()));
 }  // namespace normbench::kernels

@@ -22,6 +22,13 @@
 // one other barrier, arrived at when the loads are issued and waited for before the first
 // remote write, makes sure every block of the cluster has started: its shared memory is there.
 //
+// group_norm.grid_registers is the same kernel with the chunk's blocks spread over the whole
+// grid instead of one cluster (kGrid): each block stores its partials in the workspace, one
+// grid barrier (a cooperative launch: every block resident), then each block adds its groups'
+// partials from there in a fixed order (a warp per group, in double). Where a cluster's 16 SMs
+// cannot hold a chunk, or clusters would leave most SMs idle, the whole chip holds x (beyond 16
+// vectors a thread, some in shared memory: kShared) and it is still read once.
+//
 // Assumes channels-last x and y of 16-byte aligned rows (C * element size % 16 == 0) and a
 // chunk of K * element size % 16 == 0 bytes (the plan checks both).
 #pragma once
@@ -30,7 +37,9 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
+#include "kernels/device/async_copy.cuh"
 #include "kernels/device/device_math.cuh"
 #include "kernels/device/element_types.cuh"
 #include "kernels/device/raw_vectors.cuh"
@@ -54,6 +63,8 @@ struct ClusterTilesArgs {
   int cluster;
   int64_t positions_per_block;
   float eps;
+  // kGrid: [samples * chunks][chunk_groups][cluster] partials, written before the grid barrier.
+  float2* exchange;
 };
 
 __device__ __forceinline__ void cluster_arrive() {
@@ -66,28 +77,42 @@ __device__ __forceinline__ void cluster_wait() {
   asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
 
-// Shared memory: `threads * E` float2 sums of each thread's channels, their totals per channel
-// of the chunk, then the cluster's float2 partials of each group (one slot per rank, written by
-// the blocks of the cluster) and per group its float2 (mean - shift, rstd).
+// Shared memory: the vectors held there (`shared_vectors` 16-byte vectors a thread, vector j
+// of thread t at j * threads + t) and `threads * E` float2 sums of each thread's channels (both
+// in plan.shared_bytes), their totals per channel of the chunk, then the cluster's float2
+// partials of each group (one slot per rank, written by the blocks of the cluster; none with
+// the grid's exchange) and per group its float2 (mean - shift, rstd).
 inline size_t cluster_tiles_shared_bytes(const ClusterTilesPlan& plan) {
-  return plan.shared_bytes +
-         sizeof(float2) *
-             static_cast<size_t>(plan.chunk_channels + (plan.cluster + 1) * plan.chunk_groups);
+  const int slots = plan.grid_barrier ? 0 : plan.cluster;
+  return plan.shared_bytes + sizeof(float2) * static_cast<size_t>(plan.chunk_channels +
+                                                                  (slots + 1) * plan.chunk_groups);
 }
 
-template <class T, class P, int kVectors, class Epilogue>
-__global__ void __launch_bounds__(kClusterTilesMaxThreads)
-    cluster_tiles_kernel(ClusterTilesArgs a, Epilogue epilogue) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-  __trap();  // clusters need sm_90; the plan declines older devices
-#else
+// (mean - shift, rstd) of a group from its sums of x - shift and (x - shift)^2 over its
+// spatial * group_channels elements.
+__device__ __forceinline__ float2 group_coefficients(double sum, double squares,
+                                                     const ClusterTilesArgs& a) {
+  const double n = static_cast<double>(a.spatial) * a.group_channels;
+  const double mean = sum / n;  // of x - shift
+  const double variance = fmax(squares / n - mean * mean, 0.0);
+  return make_float2(static_cast<float>(mean), static_cast<float>(rsqrt(variance + a.eps)));
+}
+
+// The kernels' body: a thread's vectors 0..kVectors-1 in registers, kVectors..kVectors+kShared-1
+// in shared memory (copied there by cp.async, no registers in flight). kGrid: `cluster` is the
+// number of blocks that share a chunk, anywhere in the grid.
+template <class T, class P, int kVectors, int kShared, bool kGrid, class Epilogue>
+__device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
+                                                   const Epilogue& epilogue) {
   using V = RawVector<T>;
   constexpr int E = V::kCount;
-  extern __shared__ float2 shared[];
-  float2* thread_sums = shared;                                  // [threads][E]
-  float2* channel_sums = shared + blockDim.x * E;                // [chunk_channels]
-  float2* partials = channel_sums + a.chunk_channels;            // [cluster][chunk_groups]
-  float2* coefficients = partials + a.cluster * a.chunk_groups;  // [chunk_groups]
+  extern __shared__ float4 shared_vectors[];
+  float4* held = shared_vectors;  // [kShared][threads]
+  auto* shared = reinterpret_cast<float2*>(shared_vectors + kShared * blockDim.x);
+  float2* thread_sums = shared;                        // [threads][E]
+  float2* channel_sums = shared + blockDim.x * E;      // [chunk_channels]
+  float2* partials = channel_sums + a.chunk_channels;  // [cluster][chunk_groups], not kGrid
+  float2* coefficients = partials + (kGrid ? 0 : a.cluster * a.chunk_groups);  // [chunk_groups]
 
   const int rank = static_cast<int>(blockIdx.x) % a.cluster;
   const int chunk_index = static_cast<int>(blockIdx.x) / a.cluster;
@@ -98,41 +123,82 @@ __global__ void __launch_bounds__(kClusterTilesMaxThreads)
   const int64_t first = int64_t{rank} * a.positions_per_block;
   const int64_t end = min(first + a.positions_per_block, a.spatial);
   const int64_t chunk_start = sample * a.spatial * a.channels + int64_t{chunk} * a.chunk_channels;
-  const T* x = static_cast<const T*>(a.x) + chunk_start + column * E;
-  T* y = static_cast<T*>(a.y) + chunk_start + column * E;
-  auto position = [&](int j) { return first + lane + int64_t{j} * a.row_lanes; };
-  auto holds = [&](int j) { return lane < a.row_lanes && position(j) < end; };
+  // This thread's vector j is at position begin + j * row_lanes, below end: a 32-bit product
+  // and comparison a vector instead of a 64-bit position, product and comparison.
+  const int64_t begin = first + lane;
+  const int remaining = lane < a.row_lanes ? static_cast<int>(end - begin) : 0;
+  auto holds = [&](int j) { return j * a.row_lanes < remaining; };
+  const int64_t step = int64_t{a.row_lanes} * a.channels;  // elements between a thread's vectors
+  const int64_t at = chunk_start + begin * a.channels + column * E;  // its vector 0
+  const T* x = static_cast<const T*>(a.x) + at;
+  T* y = static_cast<T*>(a.y) + at;
 
   V v[kVectors];
 #pragma unroll
   for (int j = 0; j < kVectors; ++j)
-    v[j].raw =
-        holds(j) ? V::load_streaming(x + position(j) * a.channels).raw : make_uint4(0, 0, 0, 0);
-  cluster_arrive_relaxed();  // started (waited for before the first write to another block)
+    v[j].raw = holds(j) ? V::load_streaming(x + j * step).raw : make_uint4(0, 0, 0, 0);
+  // The shared-memory loops stay rolled: unrolled, their addresses took registers (spills).
+  if constexpr (kShared > 0) {
+#pragma unroll 1
+    for (int j = 0; j < kShared; ++j)
+      if (holds(kVectors + j))
+        copy_async16(held + j * blockDim.x + threadIdx.x,
+                     reinterpret_cast<const float4*>(x + (kVectors + j) * step));
+    commit_copies();
+  }
+  // Vector kVectors + j of this thread, held in shared memory.
+  const auto shared_vector = [&](int j) {
+    V w;
+    w.raw = reinterpret_cast<const uint4*>(held)[j * blockDim.x + threadIdx.x];
+    return w;
+  };
+  if constexpr (!kGrid)
+    cluster_arrive_relaxed();  // started (waited for before the first write to another block)
 
   // This thread's channels, their groups' shifts, weights and biases.
   const int channel = column * E;  // within the chunk
   float shift[E], weight[E], bias[E];
   const T* sample_x = static_cast<const T*>(a.x) + chunk_start;
+  {
+    // The group of each channel by one division, not one a channel (an integer division by a
+    // runtime value is some twenty instructions).
+    int g = channel / a.group_channels, in_group = channel - g * a.group_channels;
 #pragma unroll
-  for (int e = 0; e < E; ++e)
-    shift[e] = to_float<T>(__ldg(sample_x + (channel + e) / a.group_channels * a.group_channels));
-  const int64_t param = int64_t{chunk} * a.chunk_channels + channel;
-  load_params<E>(static_cast<const P*>(a.weight), param, weight, 1.0f);
-  load_params<E>(static_cast<const P*>(a.bias), param, bias, 0.0f);
+    for (int e = 0; e < E; ++e) {
+      shift[e] = to_float<T>(__ldg(sample_x + g * a.group_channels));
+      const bool next = ++in_group == a.group_channels;
+      in_group = next ? 0 : in_group;
+      g += next ? 1 : 0;
+    }
+  }
+  const auto load_affine = [&] {
+    const int64_t param = int64_t{chunk} * a.chunk_channels + channel;
+    load_params<E>(static_cast<const P*>(a.weight), param, weight, 1.0f);
+    load_params<E>(static_cast<const P*>(a.bias), param, bias, 0.0f);
+  };
+  // With x, its latency hidden behind x's; the grid's kernel loads them at its barrier instead,
+  // where their latency hides as well: fewer registers live through the statistics.
+  if constexpr (!kGrid) load_affine();
 
   float sum[E] = {}, squares[E] = {};
-#pragma unroll
-  for (int j = 0; j < kVectors; ++j) {
-    if (!holds(j)) continue;
+  const auto accumulate = [&](const V& vector) {
     float e_values[E];
-    v[j].unpack(e_values);
+    vector.unpack(e_values);
 #pragma unroll
     for (int e = 0; e < E; ++e) {
       const float d = e_values[e] - shift[e];
       sum[e] += d;
       squares[e] = fmaf(d, d, squares[e]);
     }
+  };
+#pragma unroll
+  for (int j = 0; j < kVectors; ++j)
+    if (holds(j)) accumulate(v[j]);
+  if constexpr (kShared > 0) {
+    wait_copies<0>();  // this thread's own copies: no other thread reads them
+#pragma unroll 1
+    for (int j = 0; j < kShared; ++j)
+      if (holds(kVectors + j)) accumulate(shared_vector(j));
   }
 #pragma unroll
   for (int e = 0; e < E; ++e) thread_sums[threadIdx.x * E + e] = make_float2(sum[e], squares[e]);
@@ -150,62 +216,140 @@ __global__ void __launch_bounds__(kClusterTilesMaxThreads)
     channel_sums[c] = total;
   }
   __syncthreads();
-  cluster_wait();  // every block of the cluster has started
-  const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
-  for (int g = threadIdx.x; g < a.chunk_groups; g += blockDim.x) {
+  const auto group_total = [&](int g) {
     float2 total = make_float2(0.0f, 0.0f);
     for (int c = g * a.group_channels; c < (g + 1) * a.group_channels; ++c) {
       total.x += channel_sums[c].x;
       total.y += channel_sums[c].y;
     }
-    for (int r = 0; r < a.cluster; ++r)
-      cluster.map_shared_rank(partials, r)[rank * a.chunk_groups + g] = total;
-  }
-  cluster_arrive();  // partials written into every block (release) ...
-  cluster_wait();    // ... and every block's written into this one (acquire)
-
-  if (threadIdx.x < static_cast<unsigned>(a.chunk_groups)) {
-    double total = 0.0, total_squares = 0.0;
-    for (int r = 0; r < a.cluster; ++r) {
-      const float2 s = partials[r * a.chunk_groups + threadIdx.x];
-      total += s.x;
-      total_squares += s.y;
+    return total;
+  };
+  if constexpr (kGrid) {
+    float2* slots = a.exchange + int64_t{chunk_index} * a.chunk_groups * a.cluster;
+    for (int g = threadIdx.x; g < a.chunk_groups; g += blockDim.x)
+      __stcg(slots + g * a.cluster + rank, group_total(g));
+    load_affine();
+    cooperative_groups::this_grid().sync();
+    const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+    for (int g = warp; g < a.chunk_groups; g += static_cast<int>(blockDim.x) / 32) {
+      // Up to 4 partials a lane, loaded before any is added: one L2 round trip for up to 128
+      // blocks a chunk.
+      double total = 0.0, total_squares = 0.0;
+      for (int r0 = 0; r0 < a.cluster; r0 += 4 * 32) {
+        float2 s[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          const int r = r0 + k * 32 + lane;
+          s[k] = r < a.cluster ? __ldcg(slots + g * a.cluster + r) : make_float2(0.0f, 0.0f);
+        }
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          total += s[k].x;
+          total_squares += s[k].y;
+        }
+      }
+      total = butterfly_sum(total);
+      total_squares = butterfly_sum(total_squares);
+      if (lane == 0) coefficients[g] = group_coefficients(total, total_squares, a);
     }
-    const double n = static_cast<double>(a.spatial) * a.group_channels;
-    const double mean = total / n;  // of x - shift
-    const double variance = fmax(total_squares / n - mean * mean, 0.0);
-    coefficients[threadIdx.x] =
-        make_float2(static_cast<float>(mean), static_cast<float>(rsqrt(variance + a.eps)));
+  } else {
+    cluster_wait();  // every block of the cluster has started
+    const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+    for (int g = threadIdx.x; g < a.chunk_groups; g += blockDim.x) {
+      const float2 total = group_total(g);
+      for (int r = 0; r < a.cluster; ++r)
+        cluster.map_shared_rank(partials, r)[rank * a.chunk_groups + g] = total;
+    }
+    cluster_arrive();  // partials written into every block (release) ...
+    cluster_wait();    // ... and every block's written into this one (acquire)
+    if (threadIdx.x < static_cast<unsigned>(a.chunk_groups)) {
+      double total = 0.0, total_squares = 0.0;
+      for (int r = 0; r < a.cluster; ++r) {
+        const float2 s = partials[r * a.chunk_groups + threadIdx.x];
+        total += s.x;
+        total_squares += s.y;
+      }
+      coefficients[threadIdx.x] = group_coefficients(total, total_squares, a);
+    }
   }
   __syncthreads();
 
+  // float32 keeps x - shift (exact for nearby values): folding shift * scale into the offset
+  // would cost |mean * rstd| * 2^-24 of absolute error, 6e-5 on 1000 + N(0,1), over its 1e-5
+  // tolerance. For 16-bit outputs that error is far below their rounding, and the fold saves
+  // an instruction an element (as grid_tiles).
+  constexpr bool kShifted = std::is_same_v<T, float>;
+  // Each channel's coefficients (channel_sums is free again), so that a thread needs no group
+  // index for its channels.
+  for (int c = threadIdx.x; c < a.chunk_channels; c += blockDim.x)
+    channel_sums[c] = coefficients[c / a.group_channels];
+  __syncthreads();
   float scale[E], offset[E];
 #pragma unroll
   for (int e = 0; e < E; ++e) {
-    const float2 c = coefficients[(channel + e) / a.group_channels];
+    const float2 c = channel_sums[channel + e];
     scale[e] = c.y * weight[e];
     offset[e] = fmaf(-c.x, scale[e], bias[e]);
+    if constexpr (!kShifted) offset[e] = fmaf(-shift[e], scale[e], offset[e]);
   }
-#pragma unroll
-  for (int j = 0; j < kVectors; ++j) {
-    if (!holds(j)) continue;
+  const auto store = [&](const V& vector, int j) {
     float e_values[E];
-    v[j].unpack(e_values);
+    vector.unpack(e_values);
 #pragma unroll
     for (int e = 0; e < E; ++e)
-      e_values[e] = epilogue(fmaf(e_values[e] - shift[e], scale[e], offset[e]));
-    V::pack(e_values).store_streaming(y + position(j) * a.channels);
+      e_values[e] = epilogue(kShifted ? fmaf(e_values[e] - shift[e], scale[e], offset[e])
+                                      : fmaf(e_values[e], scale[e], offset[e]));
+    V::pack(e_values).store_streaming(y + j * step);
+  };
+#pragma unroll
+  for (int j = 0; j < kVectors; ++j)
+    if (holds(j)) store(v[j], j);
+  if constexpr (kShared > 0) {
+#pragma unroll 1
+    for (int j = 0; j < kShared; ++j)
+      if (holds(kVectors + j)) store(shared_vector(j), kVectors + j);
   }
-#endif
 }
 
 template <class T, class P, int kVectors, class Epilogue>
-cudaError_t launch_cluster_tiles_kernel(const ClusterTilesPlan& plan, const ClusterTilesArgs& a,
+__global__ void __launch_bounds__(kClusterTilesMaxThreads)
+    cluster_tiles_kernel(ClusterTilesArgs a, Epilogue epilogue) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  __trap();  // clusters need sm_90; the plan declines older devices
+#else
+  cluster_tiles_body<T, P, kVectors, 0, false>(a, epilogue);
+#endif
+}
+
+// The grid barrier needs every block resident: one block an SM (the plan's occupancy).
+template <class T, class P, int kVectors, int kShared, class Epilogue>
+__global__ void __launch_bounds__(kClusterTilesMaxThreads, 1)
+    grid_registers_kernel(ClusterTilesArgs a, Epilogue epilogue) {
+  cluster_tiles_body<T, P, kVectors, kShared, true>(a, epilogue);
+}
+
+template <class T, class P, int kVectors, int kShared, bool kGrid, class Epilogue>
+cudaError_t launch_cluster_tiles_kernel(const ClusterTilesPlan& plan, ClusterTilesArgs a,
                                         Epilogue epilogue, cudaStream_t stream) {
-  const auto kernel = cluster_tiles_kernel<T, P, kVectors, Epilogue>;
+  static_assert(kGrid || kShared == 0, "cluster_tiles holds its vectors in registers");
+  const auto kernel = [] {  // only the kernel of this variant is instantiated
+    if constexpr (kGrid)
+      return grid_registers_kernel<T, P, kVectors, kShared, Epilogue>;
+    else
+      return cluster_tiles_kernel<T, P, kVectors, Epilogue>;
+  }();
   const size_t shared = cluster_tiles_shared_bytes(plan);
   cudaError_t error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(shared));
+  if constexpr (kGrid) {
+    // Every block resident for the grid barrier: the launch fails rather than hangs where the
+    // plan's occupancy was wrong.
+    if (error != cudaSuccess) return error;
+    void* params[] = {&a, &epilogue};
+    return cudaLaunchCooperativeKernel(
+        reinterpret_cast<const void*>(kernel), dim3(static_cast<unsigned>(plan.blocks)),
+        dim3(static_cast<unsigned>(plan.threads)), params, shared, stream);
+  }
   if (error == cudaSuccess && plan.cluster > 8)
     error = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
   if (error != cudaSuccess) return error;
@@ -224,34 +368,47 @@ cudaError_t launch_cluster_tiles_kernel(const ClusterTilesPlan& plan, const Clus
   return cudaLaunchKernelEx(&config, kernel, a, epilogue);
 }
 
-template <class T, class P, class Epilogue>
+template <class T, class P, bool kGrid, class Epilogue>
 cudaError_t launch_cluster_tiles_typed(const ClusterTilesPlan& plan, const ClusterTilesArgs& a,
                                        Epilogue epilogue, cudaStream_t stream) {
+  if constexpr (kGrid) {  // kGridRegistersSharedVectors
+    const bool twelve = plan.vectors_per_thread == 12;
+    if (twelve && plan.shared_vectors == 8)
+      return launch_cluster_tiles_kernel<T, P, 12, 8, true>(plan, a, epilogue, stream);
+    if (twelve && plan.shared_vectors == 16)
+      return launch_cluster_tiles_kernel<T, P, 12, 16, true>(plan, a, epilogue, stream);
+  }
+  if (plan.shared_vectors != 0) return cudaErrorInvalidValue;
   switch (plan.vectors_per_thread) {
     case 1:
-      return launch_cluster_tiles_kernel<T, P, 1>(plan, a, epilogue, stream);
+      return launch_cluster_tiles_kernel<T, P, 1, 0, kGrid>(plan, a, epilogue, stream);
     case 2:
-      return launch_cluster_tiles_kernel<T, P, 2>(plan, a, epilogue, stream);
+      return launch_cluster_tiles_kernel<T, P, 2, 0, kGrid>(plan, a, epilogue, stream);
     case 4:
-      return launch_cluster_tiles_kernel<T, P, 4>(plan, a, epilogue, stream);
+      return launch_cluster_tiles_kernel<T, P, 4, 0, kGrid>(plan, a, epilogue, stream);
     case 8:
-      return launch_cluster_tiles_kernel<T, P, 8>(plan, a, epilogue, stream);
+      return launch_cluster_tiles_kernel<T, P, 8, 0, kGrid>(plan, a, epilogue, stream);
     case 12:
-      return launch_cluster_tiles_kernel<T, P, 12>(plan, a, epilogue, stream);
+      return launch_cluster_tiles_kernel<T, P, 12, 0, kGrid>(plan, a, epilogue, stream);
     case 16:
-      return launch_cluster_tiles_kernel<T, P, 16>(plan, a, epilogue, stream);
+      return launch_cluster_tiles_kernel<T, P, 16, 0, kGrid>(plan, a, epilogue, stream);
   }
   return cudaErrorInvalidValue;
 }
 
-// The plan of a `<op>.cluster_tiles` variant with `Epilogue` on each output.
-template <class Epilogue>
+// The plan of a `<op>.cluster_tiles` variant (kGrid: `<op>.grid_registers`) with `Epilogue` on
+// each output.
+template <bool kGrid, class Epilogue>
 KernelPlan plan_cluster_tiles_variant(const ProblemShape& p, const DeviceCaps& device) {
-  if (device.compute_capability_major < 9)
+  if (kGrid && !device.cooperative_launch)
+    return KernelPlan::declined("the grid barrier needs cooperative launch");
+  if (!kGrid && device.compute_capability_major < 9)
     return KernelPlan::declined("thread block clusters need compute capability 9.0");
-  const ClusterTilesPlan tiles = plan_cluster_tiles(p, device.sm_count);
+  const ClusterTilesPlan tiles =
+      kGrid ? plan_grid_registers(p, device.sm_count) : plan_cluster_tiles(p, device.sm_count);
   if (!tiles.unsupported.empty()) return KernelPlan::declined(tiles.unsupported);
   KernelPlan plan;
+  plan.workspace_bytes = tiles.workspace_bytes;
   plan.launch = [p, tiles](const KernelArgs& args) {
     const ClusterTilesArgs a{args.x,
                              args.y,
@@ -267,11 +424,13 @@ KernelPlan plan_cluster_tiles_variant(const ProblemShape& p, const DeviceCaps& d
                              tiles.row_lanes,
                              tiles.cluster,
                              tiles.positions_per_block,
-                             static_cast<float>(p.eps)};
+                             static_cast<float>(p.eps),
+                             static_cast<float2*>(args.workspace)};
     return with_element_types(p, [&](auto data, auto param) {
       using T = typename decltype(data)::type;
       using P = typename decltype(param)::type;
-      return launch_cluster_tiles_typed<T, P>(tiles, a, EpilogueFor<T, Epilogue>{}, args.stream);
+      return launch_cluster_tiles_typed<T, P, kGrid>(tiles, a, EpilogueFor<T, Epilogue>{},
+                                                     args.stream);
     });
   };
   return plan;

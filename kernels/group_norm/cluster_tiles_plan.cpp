@@ -1,6 +1,8 @@
 #include "kernels/group_norm/cluster_tiles_plan.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <vector>
 
 namespace normbench::kernels {
 namespace {
@@ -11,6 +13,7 @@ namespace {
 constexpr double kBytesPerUs = 3.0e6;
 constexpr double kSmBytesPerUsShare = 2.0;  // times kBytesPerUs / sm_count
 constexpr double kClusterBarrierUs = 0.5;
+constexpr double kGridBarrierUs = 1.5;
 constexpr double kBlockReductionUs = 0.3;
 
 int round_up(int v, int to) {
@@ -24,11 +27,22 @@ int registers_per_thread(int vectors, int channels_per_vector) {
   return 32 + 4 * vectors + 5 * channels_per_vector;
 }
 
+// The vectors a thread may hold, fewest first: in registers only, then (grid_barrier) with
+// more in shared memory.
+std::vector<HeldVectors> held_vector_counts(bool grid_barrier) {
+  std::vector<HeldVectors> counts;
+  for (int vectors : kClusterTilesVectorCounts) counts.push_back({vectors, 0});
+  if (grid_barrier)
+    for (const HeldVectors held : kGridRegistersSharedVectors) counts.push_back(held);
+  return counts;
+}
+
 // Calls visit(plan) for every chunk of whole groups of at least min_chunk_bytes (16-byte
-// multiples) and every cluster size, with the fewest vectors a thread that fit and the model's
-// estimate.
+// multiples) and every cluster size (grid_barrier: every number of blocks per chunk whose grid
+// is one wave), with the fewest vectors a thread that fit and the model's estimate.
 template <class Visit>
-void for_each_plan(const ProblemShape& p, int sm_count, int64_t min_chunk_bytes, Visit visit) {
+void for_each_plan(const ProblemShape& p, int sm_count, int64_t min_chunk_bytes, bool grid_barrier,
+                   Visit visit) {
   const int64_t size = dtype_bytes(p.dtype);
   const int64_t group_channels = p.channels / p.groups;
   const int channels_per_vector = static_cast<int>(16 / size);
@@ -38,21 +52,37 @@ void for_each_plan(const ProblemShape& p, int sm_count, int64_t min_chunk_bytes,
     if (chunk_bytes % 16 != 0 || chunk_bytes / 16 > kClusterTilesMaxThreads) continue;
     if (chunk_bytes < std::min<int64_t>(min_chunk_bytes, p.channels * size)) continue;
     const int columns = static_cast<int>(chunk_bytes / 16);
-    for (int cluster = 1; cluster <= kClusterTilesMaxCluster; cluster *= 2) {
+    const int64_t max_ranks = grid_barrier ? std::min<int64_t>(p.spatial, int64_t{sm_count} * 32)
+                                           : kClusterTilesMaxCluster;
+    for (int cluster = 1; cluster <= max_ranks;
+         cluster = grid_barrier ? cluster + 1 : cluster * 2) {
       const int64_t positions = ceil_div(p.spatial, cluster);
-      for (int vectors : kClusterTilesVectorCounts) {
-        const int64_t lanes = ceil_div(positions, vectors);
+      // No block without positions (a rank count that ceil_div cannot tell from a smaller one).
+      if (grid_barrier && ceil_div(p.spatial, positions) != cluster) continue;
+      for (const HeldVectors held : held_vector_counts(grid_barrier)) {
+        const int vectors = held.registers;
+        const int64_t lanes = ceil_div(positions, held.registers + held.shared);
         if (lanes * columns > kClusterTilesMaxThreads) continue;
         const int threads = round_up(static_cast<int>(lanes) * columns, 32);
         const int registers = registers_per_thread(vectors, channels_per_vector);
-        const size_t shared = size_t{2} * sizeof(float) * static_cast<size_t>(threads) *
-                              static_cast<size_t>(channels_per_vector);
+        const size_t shared =
+            static_cast<size_t>(threads) * (size_t{2} * sizeof(float) * channels_per_vector +
+                                            size_t{16} * static_cast<size_t>(held.shared));
+        // The grid barrier needs the real occupancy, not an estimate: one block an SM, which the
+        // launch bounds and shared memory below 227 KB guarantee.
         const int per_sm =
-            std::max(1, std::min({2048 / threads, 65536 / (threads * registers),
-                                  static_cast<int>((size_t{227} << 10) / (shared + 1024)), 32}));
+            grid_barrier
+                ? (shared + 1024 <= (size_t{227} << 10) ? 1 : 0)
+                : std::max(1,
+                           std::min({2048 / threads, 65536 / (threads * registers),
+                                     static_cast<int>((size_t{227} << 10) / (shared + 1024)), 32}));
         const int64_t blocks = p.shape[0] * (p.groups / groups) * cluster;
-        const int64_t slots = std::max<int64_t>(int64_t{sm_count} * per_sm / cluster, 1) * cluster;
+        // A cluster's blocks fit one GPC together; the grid barrier's anywhere.
+        const int64_t slots =
+            grid_barrier ? int64_t{sm_count} * per_sm
+                         : std::max<int64_t>(int64_t{sm_count} * per_sm / cluster, 1) * cluster;
         const int64_t waves = ceil_div(blocks, slots);
+        if (grid_barrier && waves > 1) continue;  // fewer vectors a thread need more blocks
         const int64_t in_wave = std::min(blocks, slots);
         const double block_bytes = 2.0 * static_cast<double>(positions * chunk_bytes);
         const int64_t blocks_per_sm = ceil_div(in_wave, sm_count);
@@ -66,12 +96,18 @@ void for_each_plan(const ProblemShape& p, int sm_count, int64_t min_chunk_bytes,
         plan.row_lanes = static_cast<int>(lanes);
         plan.threads = threads;
         plan.vectors_per_thread = vectors;
+        plan.shared_vectors = held.shared;
         plan.cluster = cluster;
         plan.positions_per_block = positions;
         plan.blocks = blocks;
         plan.shared_bytes = shared;
-        plan.estimated_us = static_cast<double>(waves) *
-                            (wave_us + kBlockReductionUs + (cluster > 1 ? kClusterBarrierUs : 0.0));
+        const double exchange_us =
+            grid_barrier ? kGridBarrierUs : (cluster > 1 ? kClusterBarrierUs : 0.0);
+        plan.estimated_us =
+            static_cast<double>(waves) * (wave_us + kBlockReductionUs + exchange_us);
+        plan.grid_barrier = grid_barrier;
+        if (grid_barrier)
+          plan.workspace_bytes = 2 * sizeof(float) * static_cast<size_t>(blocks * groups);
         visit(plan);
         break;  // the fewest vectors per thread that fit: more threads, as many bytes in flight
       }
@@ -79,21 +115,23 @@ void for_each_plan(const ProblemShape& p, int sm_count, int64_t min_chunk_bytes,
   }
 }
 
+// Why the kernel cannot take p's layout at all, or empty.
+std::string unsupported_layout(const ProblemShape& p) {
+  if (!p.channels_last()) return "NCHW: this kernel takes channels-last data";
+  if (p.channels * dtype_bytes(p.dtype) % 16 != 0)
+    return "channels x element size is not a multiple of 16 bytes";
+  return "";
+}
+
 }  // namespace
 
 ClusterTilesPlan plan_cluster_tiles(const ProblemShape& p, int sm_count) {
   ClusterTilesPlan best;
-  if (!p.channels_last()) {
-    best.unsupported = "NCHW: this kernel takes channels-last data";
-    return best;
-  }
-  if (p.channels * dtype_bytes(p.dtype) % 16 != 0) {
-    best.unsupported = "channels x element size is not a multiple of 16 bytes";
-    return best;
-  }
+  best.unsupported = unsupported_layout(p);
+  if (!best.unsupported.empty()) return best;
   sm_count = std::max(sm_count, 1);
   bool found = false;
-  for_each_plan(p, sm_count, kClusterTilesMinChunkBytes, [&](const ClusterTilesPlan& plan) {
+  for_each_plan(p, sm_count, kClusterTilesMinChunkBytes, false, [&](const ClusterTilesPlan& plan) {
     if (!found || plan.estimated_us < best.estimated_us) best = plan;
     found = true;
   });
@@ -109,12 +147,43 @@ ClusterTilesPlan plan_cluster_tiles(const ProblemShape& p, int sm_count) {
   // Among chunks of kClusterTilesMinChunkBytes or more the first pass already took the smallest
   // cluster of equal estimate, so only the narrower chunks can change the plan here.
   ClusterTilesPlan smaller = best;
-  for_each_plan(p, sm_count, kClusterTilesNarrowChunkBytes, [&](const ClusterTilesPlan& plan) {
-    if (plan.blocks == best.blocks && plan.cluster < smaller.cluster &&
-        plan.estimated_us <= best.estimated_us)
-      smaller = plan;
-  });
+  for_each_plan(p, sm_count, kClusterTilesNarrowChunkBytes, false,
+                [&](const ClusterTilesPlan& plan) {
+                  if (plan.blocks == best.blocks && plan.cluster < smaller.cluster &&
+                      plan.estimated_us <= best.estimated_us)
+                    smaller = plan;
+                });
   return smaller;
+}
+
+ClusterTilesPlan plan_grid_registers(const ProblemShape& p, int sm_count) {
+  ClusterTilesPlan best;
+  best.unsupported = unsupported_layout(p);
+  if (!best.unsupported.empty()) return best;
+  sm_count = std::max(sm_count, 1);
+  bool found = false;
+  // At estimates within 1% (the model counts a block's last, partial lanes in full), measured
+  // on the H100 (kernels/NOTES.md): fewer vectors a thread (more threads, shorter chains;
+  // 2 x 320 x 64 x 64 float16 11.2 us with 8 against 12.0 with 12, 2 x 320 x 128 x 128 23.3
+  // with 20 against 24.3 with 28), then narrower chunks (2 x 640 x 64 x 64 bfloat16 14.7 with
+  // 160 channels against 15.1 with 320), then more blocks.
+  const auto better = [](const ClusterTilesPlan& a, const ClusterTilesPlan& b) {
+    const int a_vectors = a.vectors_per_thread + a.shared_vectors;
+    const int b_vectors = b.vectors_per_thread + b.shared_vectors;
+    if (std::abs(a.estimated_us - b.estimated_us) > 0.01 * b.estimated_us)
+      return a.estimated_us < b.estimated_us;
+    if (a_vectors != b_vectors) return a_vectors < b_vectors;
+    if (a.chunk_channels != b.chunk_channels) return a.chunk_channels < b.chunk_channels;
+    return a.blocks > b.blocks;
+  };
+  for_each_plan(p, sm_count, kClusterTilesMinChunkBytes, true, [&](const ClusterTilesPlan& plan) {
+    if (!found || better(plan, best)) best = plan;
+    found = true;
+  });
+  if (!found)
+    best.unsupported = "x does not fit the registers and shared memory of one wave of the grid (" +
+                       std::to_string(sm_count) + " SMs)";
+  return best;
 }
 
 }  // namespace normbench::kernels

@@ -10,6 +10,10 @@
 // registers. The block's partial sums per group meet the cluster's others through distributed
 // shared memory, so x is read once and y written once, in one launch, with no grid barrier
 // and no workspace: a cluster needs nothing from another, so the grid may take several waves.
+//
+// group_norm.grid_registers (plan_grid_registers) cuts the same way, but a chunk's blocks need
+// not form a cluster: any number of them, anywhere on the chip, meet through a workspace and one
+// grid barrier, so every block of the grid must be resident at once (one wave).
 #pragma once
 
 #include <cstddef>
@@ -42,6 +46,15 @@ constexpr int64_t kClusterTilesNarrowChunkBytes = 160;
 // Clusters of up to 16 blocks: sizes above 8 are non-portable (an opt-in at launch; sm_90 GPCs
 // have 16-18 SMs), and the largest chunks of the diffusion shapes need 16 SMs' registers.
 constexpr int kClusterTilesMaxCluster = 16;
+// group_norm.grid_registers beyond 16 vectors a thread: 12 in registers and 8 or 16 more in
+// shared memory (x of up to 30 MB held on an H100's 132 SMs). Its blocks take one SM each (up to
+// 128 registers a thread): on the H100, two blocks an SM at 64 registers (with spills), or fewer
+// registers and more shared memory, were slower on every diffusion shape (kernels/NOTES.md).
+struct HeldVectors {
+  int registers;
+  int shared;
+};
+inline constexpr HeldVectors kGridRegistersSharedVectors[] = {{12, 8}, {12, 16}};
 
 struct ClusterTilesPlan {
   std::string unsupported;  // empty: supported
@@ -50,12 +63,15 @@ struct ClusterTilesPlan {
   int column_vectors = 0;      // K * element size / 16
   int row_lanes = 0;           // threads per column
   int threads = 0;             // column_vectors * row_lanes
-  int vectors_per_thread = 0;  // one of kClusterTilesVectorCounts
-  int cluster = 0;             // blocks per cluster
+  int vectors_per_thread = 0;  // in registers: one of kClusterTilesVectorCounts
+  int shared_vectors = 0;      // and in shared memory (grid_barrier only)
+  int cluster = 0;             // blocks per cluster (grid_barrier: blocks per chunk)
   int64_t positions_per_block = 0;
-  int64_t blocks = 0;       // samples * chunks * cluster
-  size_t shared_bytes = 0;  // dynamic: the per-thread sums for the block reduction
-  double estimated_us = 0;  // of the cost model that chose this plan
+  int64_t blocks = 0;          // samples * chunks * cluster
+  size_t shared_bytes = 0;     // dynamic: held vectors, the per-thread sums of the reduction
+  double estimated_us = 0;     // of the cost model that chose this plan
+  bool grid_barrier = false;   // the chunk's blocks meet through the workspace, not a cluster
+  size_t workspace_bytes = 0;  // grid_barrier: a float2 partial per block and group of a chunk
 };
 
 // The best plan for `p` on a device of `sm_count` SMs, or the reason none exists. Considers
@@ -66,5 +82,11 @@ struct ClusterTilesPlan {
 // Then the smallest clusters with the same number of blocks and no worse an estimate
 // (kClusterTilesNarrowChunkBytes).
 ClusterTilesPlan plan_cluster_tiles(const ProblemShape& p, int sm_count);
+
+// The best plan for `p` with the chunk's blocks anywhere in one wave of the grid (the grid
+// barrier needs every block resident): every chunk of at least kClusterTilesMinChunkBytes and
+// every number of blocks per chunk whose grid fits the device at the model's occupancy, by the
+// same model with a grid barrier's cost.
+ClusterTilesPlan plan_grid_registers(const ProblemShape& p, int sm_count);
 
 }  // namespace normbench::kernels

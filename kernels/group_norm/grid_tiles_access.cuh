@@ -1,5 +1,5 @@
 // Device pieces of group_norm.grid_tiles (grid_tiles_kernel.cuh): the kernel's arguments,
-// accesses of 16 bytes or one element of any element type, and warp sums.
+// accesses of 16 bytes or one element of any element type.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/device/device_math.cuh"
 #include "kernels/device/element_types.cuh"
 #include "kernels/group_norm/grid_tiles_plan.hpp"
 
@@ -90,14 +91,6 @@ __device__ __forceinline__ void load_coefficients(const float* p, float (&out)[k
 #pragma unroll
     for (int e = 0; e < kVec; ++e) out[e] = __ldcg(p + e);
   }
-}
-
-// Sum over a full warp by butterfly: a fixed order, every lane gets the same bits.
-template <class V>
-__device__ __forceinline__ V butterfly_sum(V v) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
-  return v;
 }
 
 }  // namespace normbench::kernels

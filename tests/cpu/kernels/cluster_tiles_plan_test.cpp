@@ -13,6 +13,7 @@ namespace {
 
 using kernels::ClusterTilesPlan;
 using kernels::plan_cluster_tiles;
+using kernels::plan_grid_registers;
 
 ProblemShape channels_last(std::vector<int64_t> shape, int64_t groups, DType dtype,
                            Layout layout = Layout::nhwc) {
@@ -99,6 +100,82 @@ TEST(ClusterTilesPlan, DeclinesNchwUnalignedRowsAndChunksTooLargeForACluster) {
   // One group of 64 channels over 512 x 512 positions: 32 MB, far more than 16 SMs hold.
   EXPECT_FALSE(plan_cluster_tiles(channels_last({1, 64, 512, 512}, 1, DType::float32), 132)
                    .unsupported.empty());
+}
+
+// group_norm.grid_registers: the same cut, but every block of the grid resident at once (one
+// block an SM, as its launch bounds and the cooperative launch need), its vectors held in
+// registers and, beyond 16 a thread, in shared memory.
+TEST(GridRegistersPlan, HoldsEveryPositionOnceInOneWaveOfOneBlockAnSm) {
+  const int sms = testing::described_h100().sm_count;
+  const std::vector<std::vector<int64_t>> shapes = {
+      {2, 320, 64, 64}, {2, 640, 32, 32},   {2, 1280, 16, 16}, {2, 640, 64, 64}, {2, 320, 128, 128},
+      {8, 320, 64, 64}, {1, 512, 128, 128}, {1, 64, 3, 5},     {3, 96, 1, 1},    {2, 1280, 8, 8}};
+  int planned = 0, shared = 0;
+  for (DType dtype : kAllDTypes)
+    for (const auto& shape : shapes) {
+      const ProblemShape p = channels_last(shape, 32 <= shape[1] ? 32 : 1, dtype);
+      const ClusterTilesPlan plan = plan_grid_registers(p, sms);
+      if (!plan.unsupported.empty()) continue;
+      ++planned;
+      SCOPED_TRACE(::testing::Message() << dtype_name(dtype) << " " << shape[0] << "x" << shape[1]
+                                        << "x" << shape[2] << "x" << shape[3]);
+      EXPECT_TRUE(plan.grid_barrier);
+      EXPECT_LE(plan.blocks, sms);  // one wave, one block an SM
+      EXPECT_EQ(plan.blocks, p.shape[0] * (p.groups / plan.chunk_groups) * plan.cluster);
+      EXPECT_EQ(p.groups % plan.chunk_groups, 0);
+      EXPECT_EQ(plan.chunk_channels * dtype_bytes(dtype) % 16, 0);
+      EXPECT_LE(plan.threads, kernels::kClusterTilesMaxThreads);
+      EXPECT_EQ(plan.threads % 32, 0);
+      EXPECT_GE(plan.threads, plan.row_lanes * plan.column_vectors);
+      // The chunk's blocks cover its positions, none of them empty; each block's lanes and
+      // vectors (registers and shared memory) its own positions.
+      EXPECT_GE(plan.positions_per_block * plan.cluster, p.spatial);
+      EXPECT_LT(plan.positions_per_block * (plan.cluster - 1), p.spatial);
+      EXPECT_GE(int64_t{plan.row_lanes} * (plan.vectors_per_thread + plan.shared_vectors),
+                plan.positions_per_block);
+      EXPECT_LE(plan.shared_bytes + 1024, size_t{227} << 10);
+      // A float2 partial per block and group of its chunk.
+      EXPECT_EQ(plan.workspace_bytes, 8 * static_cast<size_t>(plan.blocks * plan.chunk_groups));
+      shared += plan.shared_vectors > 0;
+    }
+  EXPECT_GE(planned, 25);
+  EXPECT_GE(shared, 2);
+}
+
+TEST(GridRegistersPlan, TakesTheMeasuredCutsOfTheUnetShapes) {
+  // On the H100 (kernels/NOTES.md): SD 1.5's 2 x 320 x 64 x 64 float16 in 8 vectors a thread
+  // on 132 SMs; SDXL's 2 x 640 x 64 x 64 bfloat16 in chunks of 160 channels (not 320);
+  // 2 x 320 x 128 x 128 float16 (21 MB) as 12 vectors in registers and 8 in shared memory.
+  const ClusterTilesPlan sd15 =
+      plan_grid_registers(channels_last({2, 320, 64, 64}, 32, DType::float16), 132);
+  ASSERT_TRUE(sd15.unsupported.empty()) << sd15.unsupported;
+  EXPECT_EQ(sd15.vectors_per_thread, 8);
+  EXPECT_EQ(sd15.shared_vectors, 0);
+  EXPECT_EQ(sd15.blocks, 132);
+  const ClusterTilesPlan sdxl =
+      plan_grid_registers(channels_last({2, 640, 64, 64}, 32, DType::bfloat16), 132);
+  ASSERT_TRUE(sdxl.unsupported.empty()) << sdxl.unsupported;
+  EXPECT_EQ(sdxl.chunk_channels, 160);
+  EXPECT_EQ(sdxl.vectors_per_thread, 12);
+  const ClusterTilesPlan sdxl_fp16 =
+      plan_grid_registers(channels_last({2, 320, 128, 128}, 32, DType::float16), 132);
+  ASSERT_TRUE(sdxl_fp16.unsupported.empty()) << sdxl_fp16.unsupported;
+  EXPECT_EQ(sdxl_fp16.vectors_per_thread, 12);
+  EXPECT_EQ(sdxl_fp16.shared_vectors, 8);
+  EXPECT_EQ(sdxl_fp16.blocks, 132);
+}
+
+TEST(GridRegistersPlan, DeclinesNchwUnalignedRowsAndMoreThanTheChipHolds) {
+  EXPECT_NE(
+      plan_grid_registers(channels_last({2, 320, 8, 8}, 32, DType::float16, Layout::nchw), 132)
+          .unsupported.find("NCHW"),
+      std::string::npos);
+  EXPECT_FALSE(
+      plan_grid_registers(channels_last({2, 6, 5, 7}, 3, DType::float16), 132).unsupported.empty());
+  // 8 x 512 x 64 x 64 bfloat16: 33.6 MB, more than 132 SMs hold in registers and shared memory.
+  const ClusterTilesPlan large =
+      plan_grid_registers(channels_last({8, 512, 64, 64}, 32, DType::bfloat16), 132);
+  EXPECT_NE(large.unsupported.find("one wave"), std::string::npos) << large.unsupported;
 }
 
 }  // namespace

@@ -95,14 +95,17 @@ TEST(GroupNormSiluKernels, DefaultPicksTheFusedKernelsOfGroupNormsRules) {
   const auto chosen = [&](const ProblemShape& p) {
     return plan_kernel(*find_kernel("group_norm_silu.default"), p, h100).dispatches_to;
   };
-  // The diffusion UNets' format: 16-bit channels-last, small (clusters), mid-sized (channel
-  // sums) and large (grid tiles).
-  EXPECT_EQ(chosen(grouped(Op::group_norm_silu, {2, 320, 64, 64}, 32, DType::float16, Layout::nhwc,
+  // The diffusion UNets' format: 16-bit channels-last, tiny (clusters), small and mid-sized
+  // (held by the grid) and large (grid tiles).
+  EXPECT_EQ(chosen(grouped(Op::group_norm_silu, {2, 1280, 8, 8}, 32, DType::float16, Layout::nhwc,
                            true, true, DType::float16)),
             "group_norm_silu.cluster_tiles");
+  EXPECT_EQ(chosen(grouped(Op::group_norm_silu, {2, 320, 64, 64}, 32, DType::float16, Layout::nhwc,
+                           true, true, DType::float16)),
+            "group_norm_silu.grid_registers");
   EXPECT_EQ(chosen(grouped(Op::group_norm_silu, {2, 640, 64, 64}, 32, DType::bfloat16, Layout::nhwc,
                            true, true, DType::bfloat16)),
-            "group_norm_silu.channel_sums");
+            "group_norm_silu.grid_registers");
   EXPECT_EQ(chosen(grouped(Op::group_norm_silu, {8, 512, 64, 64}, 32, DType::bfloat16, Layout::nhwc,
                            true, true, DType::bfloat16)),
             "group_norm_silu.grid_tiles");

@@ -188,13 +188,13 @@ TEST(Dispatch, TheDefaultRunsTheChosenVariantsPlan) {
   EXPECT_FALSE(chosen_plan.unsupported);
   EXPECT_EQ(chosen_plan.workspace_bytes, direct.workspace_bytes);
   EXPECT_TRUE(chosen_plan.launch);
-  EXPECT_EQ(
-      find_kernel("group_norm.default")->description,
-      "dispatch: lookahead (groups >= 64K elements), split_group (groups >= 64K "
-      "elements), cluster_tiles (channels-last x up to 8 MB), channel_sums (channels-last x up "
-      "to 24 MB), grid_tiles (16-bit, "
-      "channels-last or weight without bias), "
-      "block_per_group");
+  EXPECT_EQ(find_kernel("group_norm.default")->description,
+            "dispatch: lookahead (groups >= 64K elements), split_group (groups >= 64K "
+            "elements), grid_registers (channels-last x of 1 MB or more), cluster_tiles "
+            "(channels-last x up to 8 MB), channel_sums (channels-last x up "
+            "to 24 MB), grid_tiles (16-bit, "
+            "channels-last or weight without bias), "
+            "block_per_group");
 }
 
 TEST(Dispatch, FallsBackByShape) {
