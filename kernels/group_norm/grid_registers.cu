@@ -9,12 +9,12 @@
 
 namespace normbench::kernels {
 
-NORMBENCH_REGISTER_KERNEL(planned_variant(
-    Op::group_norm, "group_norm.grid_registers",
-    "channels-last: x in registers over the whole grid, one grid barrier",
-    plan_cluster_tiles_variant<true, IdentityEpilogue>, Accepts::everything()));
-NORMBENCH_REGISTER_KERNEL(planned_variant(
-    Op::group_norm_silu, "group_norm_silu.grid_registers",
-    "channels-last: group_norm.grid_registers's grid, SiLU on y in registers",
-    plan_cluster_tiles_variant<true, SiluEpilogue>, Accepts::everything()));
+NORMBENCH_REGISTER_KERNEL(
+    planned_variant(Op::group_norm, "group_norm.grid_registers",
+                    "channels-last: x in registers over the whole grid, one grid barrier",
+                    plan_cluster_tiles_variant<true, IdentityEpilogue>, Accepts::everything()));
+NORMBENCH_REGISTER_KERNEL(
+    planned_variant(Op::group_norm_silu, "group_norm_silu.grid_registers",
+                    "channels-last: group_norm.grid_registers's grid, SiLU on y in registers",
+                    plan_cluster_tiles_variant<true, SiluEpilogue>, Accepts::everything()));
 }  // namespace normbench::kernels
