@@ -52,8 +52,9 @@ void for_each_plan(const ProblemShape& p, int sm_count, int64_t min_chunk_bytes,
     if (chunk_bytes % 16 != 0 || chunk_bytes / 16 > kClusterTilesMaxThreads) continue;
     if (chunk_bytes < std::min<int64_t>(min_chunk_bytes, p.channels * size)) continue;
     const int columns = static_cast<int>(chunk_bytes / 16);
-    const int64_t max_ranks = grid_barrier ? std::min<int64_t>(p.spatial, int64_t{sm_count} * 32)
-                                           : kClusterTilesMaxCluster;
+    // The grid barrier's blocks take one SM each: at most sm_count of them.
+    const int64_t max_ranks =
+        grid_barrier ? std::min<int64_t>(p.spatial, sm_count) : kClusterTilesMaxCluster;
     for (int cluster = 1; cluster <= max_ranks;
          cluster = grid_barrier ? cluster + 1 : cluster * 2) {
       const int64_t positions = ceil_div(p.spatial, cluster);

@@ -21,6 +21,26 @@ ProblemShape channels_last(std::vector<int64_t> shape, int64_t groups, DType dty
   return make_problem_shape(Op::group_norm, std::move(shape), {}, groups, 1e-5, 1.0, true, format);
 }
 
+// What every cut of either kernel must be: chunks of whole groups on 16-byte boundaries,
+// blocks within the kernel's limits, the chunk's blocks covering its positions (none of them
+// empty) and each block's lanes and vectors (registers and shared memory) its own positions.
+void expect_valid_cut(const ProblemShape& p, const ClusterTilesPlan& plan) {
+  const int64_t group_channels = p.channels / p.groups;
+  EXPECT_EQ(p.groups % plan.chunk_groups, 0);
+  EXPECT_EQ(plan.chunk_channels, plan.chunk_groups * group_channels);
+  EXPECT_EQ(plan.chunk_channels * dtype_bytes(p.dtype) % 16, 0);
+  EXPECT_EQ(plan.column_vectors * 16, plan.chunk_channels * dtype_bytes(p.dtype));
+  EXPECT_LE(plan.threads, kernels::kClusterTilesMaxThreads);
+  EXPECT_EQ(plan.threads % 32, 0);
+  EXPECT_GE(plan.threads, plan.row_lanes * plan.column_vectors);
+  EXPECT_GE(plan.positions_per_block * plan.cluster, p.spatial);
+  EXPECT_LT(plan.positions_per_block * (plan.cluster - 1), p.spatial);
+  EXPECT_GE(int64_t{plan.row_lanes} * (plan.vectors_per_thread + plan.shared_vectors),
+            plan.positions_per_block);
+  EXPECT_LE(plan.vectors_per_thread, kernels::kClusterTilesMaxVectors);
+  EXPECT_EQ(plan.blocks, p.shape[0] * (p.groups / plan.chunk_groups) * plan.cluster);
+}
+
 TEST(ClusterTilesPlan, CoversEveryPositionOnceWithAlignedChunksOfWholeGroups) {
   const int sms = testing::described_h100().sm_count;
   const std::vector<std::vector<int64_t>> shapes = {
@@ -35,21 +55,10 @@ TEST(ClusterTilesPlan, CoversEveryPositionOnceWithAlignedChunksOfWholeGroups) {
       ++planned;
       SCOPED_TRACE(::testing::Message()
                    << dtype_name(dtype) << " " << shape[1] << "x" << shape[2] << "x" << shape[3]);
-      const int64_t group_channels = p.channels / p.groups;
-      EXPECT_EQ(p.groups % plan.chunk_groups, 0);
-      EXPECT_EQ(plan.chunk_channels, plan.chunk_groups * group_channels);
-      EXPECT_EQ(plan.chunk_channels * dtype_bytes(dtype) % 16, 0);
-      EXPECT_EQ(plan.column_vectors * 16, plan.chunk_channels * dtype_bytes(dtype));
-      EXPECT_LE(plan.threads, kernels::kClusterTilesMaxThreads);
-      EXPECT_EQ(plan.threads % 32, 0);
-      EXPECT_GE(plan.threads, plan.row_lanes * plan.column_vectors);
+      expect_valid_cut(p, plan);
       EXPECT_LE(plan.cluster, kernels::kClusterTilesMaxCluster);
-      // The cluster's blocks cover the sample's positions; a block's lanes and vectors its own.
-      EXPECT_GE(plan.positions_per_block * plan.cluster, p.spatial);
-      EXPECT_LT(plan.positions_per_block * (plan.cluster - 1), p.spatial);
-      EXPECT_GE(int64_t{plan.row_lanes} * plan.vectors_per_thread, plan.positions_per_block);
-      EXPECT_LE(plan.vectors_per_thread, kernels::kClusterTilesMaxVectors);
-      EXPECT_EQ(plan.blocks, p.shape[0] * (p.groups / plan.chunk_groups) * plan.cluster);
+      EXPECT_EQ(plan.shared_vectors, 0);
+      EXPECT_FALSE(plan.grid_barrier);
     }
   EXPECT_GE(planned, 20);
 }
@@ -121,18 +130,7 @@ TEST(GridRegistersPlan, HoldsEveryPositionOnceInOneWaveOfOneBlockAnSm) {
                                         << "x" << shape[2] << "x" << shape[3]);
       EXPECT_TRUE(plan.grid_barrier);
       EXPECT_LE(plan.blocks, sms);  // one wave, one block an SM
-      EXPECT_EQ(plan.blocks, p.shape[0] * (p.groups / plan.chunk_groups) * plan.cluster);
-      EXPECT_EQ(p.groups % plan.chunk_groups, 0);
-      EXPECT_EQ(plan.chunk_channels * dtype_bytes(dtype) % 16, 0);
-      EXPECT_LE(plan.threads, kernels::kClusterTilesMaxThreads);
-      EXPECT_EQ(plan.threads % 32, 0);
-      EXPECT_GE(plan.threads, plan.row_lanes * plan.column_vectors);
-      // The chunk's blocks cover its positions, none of them empty; each block's lanes and
-      // vectors (registers and shared memory) its own positions.
-      EXPECT_GE(plan.positions_per_block * plan.cluster, p.spatial);
-      EXPECT_LT(plan.positions_per_block * (plan.cluster - 1), p.spatial);
-      EXPECT_GE(int64_t{plan.row_lanes} * (plan.vectors_per_thread + plan.shared_vectors),
-                plan.positions_per_block);
+      expect_valid_cut(p, plan);
       EXPECT_LE(plan.shared_bytes + 1024, size_t{227} << 10);
       // A float2 partial per block and group of its chunk.
       EXPECT_EQ(plan.workspace_bytes, 8 * static_cast<size_t>(plan.blocks * plan.chunk_groups));
