@@ -4,7 +4,7 @@
 // shared memory (cluster_tiles_kernel.cuh). Every dtype and weight/bias format; NCHW and
 // chunks that do not fit a cluster's registers are declined (grid_tiles takes them).
 // group_norm_silu.cluster_tiles is the same kernel with SiLU on each output in registers.
-#include "kernels/group_norm/cluster_tiles_kernel.cuh"
+#include "kernels/group_norm/cluster_tiles_launch.cuh"
 
 namespace normbench::kernels {
 

@@ -5,7 +5,7 @@
 // written once on every SM where cluster_tiles' clusters would leave SMs idle. Declines shapes
 // whose x does not fit the registers of one wave, and NCHW (grid_tiles takes them).
 // group_norm_silu.grid_registers is the same kernel with SiLU on each output in registers.
-#include "kernels/group_norm/cluster_tiles_kernel.cuh"
+#include "kernels/group_norm/cluster_tiles_launch.cuh"
 
 namespace normbench::kernels {
 
