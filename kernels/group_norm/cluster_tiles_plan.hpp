@@ -48,8 +48,8 @@ constexpr int64_t kClusterTilesNarrowChunkBytes = 160;
 constexpr int kClusterTilesMaxCluster = 16;
 // group_norm.grid_registers beyond 16 vectors a thread: 12 in registers and 8 or 16 more in
 // shared memory (x of up to 30 MB held on an H100's 132 SMs). Its blocks take one SM each (up to
-// 128 registers a thread): on the H100, two blocks an SM at 64 registers (with spills), or fewer
-// registers and more shared memory, were slower on every diffusion shape (kernels/NOTES.md).
+// 128 registers a thread): on the H100, two blocks an SM at 64 registers (with spills) were
+// slower, and fewer registers with more shared memory slower or no faster (kernels/NOTES.md).
 struct HeldVectors {
   int registers;
   int shared;
