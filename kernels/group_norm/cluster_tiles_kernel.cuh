@@ -4,8 +4,8 @@
 //
 //   loads      the block's positions of its chunk of channels, 16-byte vectors, each thread
 //              all of its vectors back to back into registers (x is read once, from DRAM);
-//              its channels never change, so the weight and bias of them are loaded once, at
-//              the start, and so are the shifts (below);
+//              its channels never change, so the shifts (below) are loaded once, at the
+//              start, and so are the weight and bias (the grid's kernel: at its barrier);
 //   statistics per channel in float, sums of (x - shift) and (x - shift)^2 with shift = the
 //              group's element at position 0, the same for every block of the cluster (what
 //              keeps float32 data such as 1000 + N(0,1) at its tolerance); the block adds
@@ -15,7 +15,8 @@
 //              groups from its own slots in rank order, in double: every block gets the same
 //              bits, and the run the same result every time;
 //   output     y = (x - shift) * scale + offset from registers (scale = rstd * weight, offset =
-//              bias - (mean - shift) * scale), the epilogue, one rounding, streaming stores.
+//              bias - (mean - shift) * scale; 16-bit data: x * scale + offset - shift * scale),
+//              the epilogue, one rounding, streaming stores.
 // Pushing the partials rather than reading the other blocks' (the first version) leaves no
 // shared memory of another block to read after the barrier, so no second cluster barrier keeps
 // the blocks alive until every read is done: 4-11% faster on the H100 (kernels/NOTES.md). The
