@@ -21,8 +21,8 @@ int64_t x_bytes(const ProblemShape& p) {
 }
 
 // Channels-last x of 1 MB or more: grid_registers takes what one wave holds (up to ~30 MB on an
-// H100); on the H100 it was within 1% of cluster_tiles on the smallest UNet shapes, 3-10%
-// faster with SiLU, and 20-25% faster than channel_sums on the SDXL ones (kernels/NOTES.md).
+// H100); on the H100 it was within 1% of cluster_tiles on the smallest UNet shapes, 4-10%
+// faster with SiLU, and 19-27% faster than channel_sums on the SDXL ones (kernels/NOTES.md).
 bool held_channels_last(const ProblemShape& p) {
   return p.channels_last() && x_bytes(p) >= (int64_t{1} << 20);
 }

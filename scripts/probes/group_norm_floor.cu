@@ -117,28 +117,24 @@ struct Case {
 }  // namespace
 
 int main() {
-  int device = 0, l2 = 0, sms = 0;
+  int device = 0, sms = 0;
   CHECK(cudaGetDevice(&device));
-  CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const int64_t evict_bytes = int64_t{2} * l2;
   const int64_t max_bytes = int64_t{2} * 320 * 128 * 128 * 2;
-  uint4 *x, *y, *evict;
+  uint4 *x, *y;
   float* sum;
-  unsigned *arrived, *sink;
+  unsigned* arrived;
   CHECK(cudaMalloc(&x, max_bytes));
   CHECK(cudaMalloc(&y, max_bytes));
-  CHECK(cudaMalloc(&evict, evict_bytes));
   CHECK(cudaMalloc(&sum, 4096 * sizeof(float)));  // a partial per block
   constexpr int kCounters = 16;                   // one per one-pass case
   CHECK(cudaMalloc(&arrived, kCounters * sizeof(unsigned)));
-  CHECK(cudaMalloc(&sink, sizeof(unsigned)));
   CHECK(cudaMemset(x, 0x11, max_bytes));
-  CHECK(cudaMemset(evict, 0, evict_bytes));
   CHECK(cudaMemset(arrived, 0, kCounters * sizeof(unsigned)));
   int counters_used = 0;
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const LaunchTimer timer(stream);
 
   struct Size {
     const char* name;
@@ -184,29 +180,13 @@ int main() {
                      }});
   }
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
   std::printf("%d SMs; cold (L2 evicted); median, min and max of 101 event-timed samples (us)\n",
               sms);
   for (int round = 0; round < 2; ++round) {
     for (const Case& c : cases) {
-      std::vector<float> us;
-      for (int rep = 0; rep < 101; ++rep) {
-        read_all<<<8192, 256, 0, stream>>>(evict, evict_bytes / 16, sink);
-        discard_all<<<8192, 256, 0, stream>>>(reinterpret_cast<const char*>(evict), evict_bytes);
-        CHECK(cudaEventRecord(start, stream));
-        c.run(stream);
-        CHECK(cudaEventRecord(stop, stream));
-        CHECK(cudaEventSynchronize(stop));
-        CHECK(cudaGetLastError());
-        float ms = 0;
-        CHECK(cudaEventElapsedTime(&ms, start, stop));
-        us.push_back(ms * 1000.0f);
-      }
-      std::sort(us.begin(), us.end());
+      const LaunchTimer::Timing t = timer.time(c.run, true, 101);
       std::printf("round %d  %-58s median %6.2f  min %6.2f  max %6.2f\n", round, c.name.c_str(),
-                  us[us.size() / 2], us.front(), us.back());
+                  t.median, t.min, t.max);
     }
   }
   return 0;

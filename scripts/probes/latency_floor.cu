@@ -67,18 +67,14 @@ int main() {
   CHECK(cudaGetDevice(&device));
   CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const int64_t evict_bytes = int64_t{2} * l2;
   const int64_t data_bytes = int64_t{64} << 20;
-  uint4 *x, *y, *evict;
-  unsigned* sink;
+  uint4 *x, *y;
   CHECK(cudaMalloc(&x, data_bytes));
   CHECK(cudaMalloc(&y, data_bytes));
-  CHECK(cudaMalloc(&evict, evict_bytes));
-  CHECK(cudaMalloc(&sink, sizeof(unsigned)));
   CHECK(cudaMemset(x, 0, data_bytes));
-  CHECK(cudaMemset(evict, 0, evict_bytes));
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const LaunchTimer timer(stream);
 
   // A decode row of hidden size 4096 in bfloat16 is 8 KB: 512 vectors.
   const int row_vecs = 4096 * 2 / 16;
@@ -102,35 +98,14 @@ int main() {
        }},
   };
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
   std::printf("%d SMs, L2 %d MB; median, min and max of 101 event-timed launches (us)\n", sms,
               l2 >> 20);
   for (int round = 0; round < 2; ++round) {  // two rounds: the spread between them is noise
     for (const bool cold : {true, false}) {
       for (const Launch& launch : launches) {
-        std::vector<float> us;
-        for (int rep = 0; rep < 101; ++rep) {
-          if (cold) {
-            read_all<<<8192, 256, 0, stream>>>(evict, evict_bytes / 16, sink);
-            discard_all<<<8192, 256, 0, stream>>>(reinterpret_cast<const char*>(evict),
-                                                  evict_bytes);
-          } else {
-            spin<<<1, 1, 0, stream>>>(50000);  // 50 us, as normbench's hold
-          }
-          CHECK(cudaEventRecord(start, stream));
-          launch.run(stream);
-          CHECK(cudaEventRecord(stop, stream));
-          CHECK(cudaEventSynchronize(stop));
-          CHECK(cudaGetLastError());
-          float ms = 0;
-          CHECK(cudaEventElapsedTime(&ms, start, stop));
-          us.push_back(ms * 1000.0f);
-        }
-        std::sort(us.begin(), us.end());
+        const LaunchTimer::Timing t = timer.time(launch.run, cold, 101);
         std::printf("round %d  %-5s %-52s median %7.2f  min %7.2f  max %7.2f\n", round,
-                    cold ? "cold" : "warm", launch.name, us[us.size() / 2], us.front(), us.back());
+                    cold ? "cold" : "warm", launch.name, t.median, t.min, t.max);
       }
     }
   }

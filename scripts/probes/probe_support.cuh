@@ -1,14 +1,17 @@
 // What the probes under scripts/probes share: an error check, normbench's L2 eviction before a
 // cold sample (app/device/device_checks.cu: a read of the buffer at evict-last priority, then its
-// lines discarded), and a spin that keeps the GPU busy so that a warm sample's launch is queued
-// before the spin ends. Each probe is its own program and includes this once.
+// lines discarded), a spin that keeps the GPU busy so that a warm sample's launch is queued
+// before the spin ends, and the event-timed loop over samples that uses them. Each probe is its
+// own program and includes this once.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #define CHECK(call)                                                                   \
   do {                                                                                \
@@ -50,5 +53,58 @@ __global__ void spin(unsigned long long nanoseconds) {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
   } while (now - start < nanoseconds);
 }
+
+// Event-timed samples of one launch on one stream: cold (L2 evicted before each sample by a read
+// of twice its size and the discard of its lines) or warm (queued behind a 50 us spin, as
+// normbench's hold). Owns the eviction buffer and the events.
+class LaunchTimer {
+ public:
+  struct Timing {
+    float median, min, max;  // us
+  };
+
+  explicit LaunchTimer(cudaStream_t stream) : stream_(stream) {
+    int device = 0, l2 = 0;
+    CHECK(cudaGetDevice(&device));
+    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+    evict_bytes_ = int64_t{2} * l2;
+    CHECK(cudaMalloc(&evict_, evict_bytes_));
+    CHECK(cudaMemset(evict_, 0, evict_bytes_));
+    CHECK(cudaMalloc(&sink_, sizeof(unsigned)));
+    CHECK(cudaEventCreate(&start_));
+    CHECK(cudaEventCreate(&stop_));
+  }
+
+  // `samples` launches of run(stream).
+  template <class Run>
+  Timing time(Run&& run, bool cold, int samples) const {
+    std::vector<float> us;
+    for (int rep = 0; rep < samples; ++rep) {
+      if (cold) {
+        read_all<<<8192, 256, 0, stream_>>>(evict_, evict_bytes_ / 16, sink_);
+        discard_all<<<8192, 256, 0, stream_>>>(reinterpret_cast<const char*>(evict_), evict_bytes_);
+      } else {
+        spin<<<1, 1, 0, stream_>>>(50000);
+      }
+      CHECK(cudaEventRecord(start_, stream_));
+      run(stream_);
+      CHECK(cudaEventRecord(stop_, stream_));
+      CHECK(cudaEventSynchronize(stop_));
+      CHECK(cudaGetLastError());
+      float ms = 0;
+      CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+      us.push_back(ms * 1000.0f);
+    }
+    std::sort(us.begin(), us.end());
+    return {us[us.size() / 2], us.front(), us.back()};
+  }
+
+ private:
+  cudaStream_t stream_;
+  uint4* evict_ = nullptr;
+  int64_t evict_bytes_ = 0;
+  unsigned* sink_ = nullptr;
+  cudaEvent_t start_, stop_;
+};
 
 }  // namespace

@@ -100,20 +100,17 @@ __global__ void grid_stride(const uint4* x, uint4* y) {
 }  // namespace
 
 int main() {
-  uint4 *x, *y, *w, *evict;
-  unsigned* sink;
+  uint4 *x, *y, *w;
   int sms = 0, l2 = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-  const int64_t bytes = kVecs * 16, evict_bytes = int64_t{2} * l2;
+  const int64_t bytes = kVecs * 16;
   CHECK(cudaMalloc(&x, bytes));
   CHECK(cudaMalloc(&y, bytes));
   CHECK(cudaMalloc(&w, kRowVecs * 16));
-  CHECK(cudaMalloc(&evict, evict_bytes));
-  CHECK(cudaMalloc(&sink, 4));
   CHECK(cudaMemset(x, 0x3f, bytes));
   CHECK(cudaMemset(w, 0x3f, kRowVecs * 16));
-  CHECK(cudaMemset(evict, 0, evict_bytes));
+  const LaunchTimer timer(0);  // the variants launch on the default stream
 
   struct Variant {
     const char* name;
@@ -155,31 +152,15 @@ int main() {
          row_blocks<8, kEvictLastLoads | kStreamStores, false><<<kRows, 128>>>(x, w, y);
        }},
   };
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
   std::printf("%lld x %lld bfloat16: %.1f MB read + %.1f MB written; %d SMs, L2 %d MB\n",
               static_cast<long long>(kRows), static_cast<long long>(kCols), bytes / 1e6,
               bytes / 1e6, sms, l2 >> 20);
   for (int round = 0; round < 2; ++round) {  // two rounds: the spread between them is noise
     for (const Variant& v : variants) {
-      std::vector<float> ms;
-      for (int rep = 0; rep < 31; ++rep) {
-        read_all<<<8192, 256>>>(evict, evict_bytes / 16, sink);
-        discard_all<<<8192, 256>>>(reinterpret_cast<const char*>(evict), evict_bytes);
-        CHECK(cudaEventRecord(start));
-        v.launch(x, w, y, sms);
-        CHECK(cudaEventRecord(stop));
-        CHECK(cudaEventSynchronize(stop));
-        CHECK(cudaGetLastError());
-        float t = 0;
-        CHECK(cudaEventElapsedTime(&t, start, stop));
-        ms.push_back(t * 1000);
-      }
-      std::sort(ms.begin(), ms.end());
+      const LaunchTimer::Timing t =
+          timer.time([&](cudaStream_t) { v.launch(x, w, y, sms); }, true, 31);
       std::printf("round %d  %-52s median %7.1f us  min %7.1f  max %7.1f  (%.0f GB/s)\n", round,
-                  v.name, ms[ms.size() / 2], ms.front(), ms.back(),
-                  2 * bytes / (ms[ms.size() / 2] * 1e3));
+                  v.name, t.median, t.min, t.max, 2 * bytes / (t.median * 1e3));
     }
   }
   return 0;

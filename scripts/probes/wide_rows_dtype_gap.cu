@@ -62,10 +62,6 @@ int main(int argc, char** argv) {
   // An argument: only the cases whose name contains it, 5 samples each, one round (for ncu).
   const std::string only = argc > 1 ? argv[1] : "";
   const int samples = only.empty() ? 101 : 5;
-  int device = 0, l2 = 0;
-  CHECK(cudaGetDevice(&device));
-  CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-  const int64_t evict_bytes = int64_t{2} * l2;
   const int max_rows = 32, hidden = 4096;
   const size_t elements = size_t{max_rows} * hidden;
 
@@ -79,19 +75,16 @@ int main(int argc, char** argv) {
     as_bf16[i] = __float2bfloat16(v);
     as_fp16[i] = __float2half(v);
   }
-  void *x_bf16, *x_fp16, *w_bf16, *w_fp16, *b_bf16, *b_fp16, *y, *evict;
-  unsigned* sink;
+  void *x_bf16, *x_fp16, *w_bf16, *w_fp16, *b_bf16, *b_fp16, *y;
   for (void** p : {&x_bf16, &x_fp16, &w_bf16, &w_fp16, &b_bf16, &b_fp16, &y})
     CHECK(cudaMalloc(p, elements * 2));
-  CHECK(cudaMalloc(&evict, evict_bytes));
-  CHECK(cudaMalloc(&sink, sizeof(unsigned)));
-  CHECK(cudaMemset(evict, 0, evict_bytes));
   for (void* p : {x_bf16, w_bf16, b_bf16})
     CHECK(cudaMemcpy(p, as_bf16.data(), elements * 2, cudaMemcpyHostToDevice));
   for (void* p : {x_fp16, w_fp16, b_fp16})
     CHECK(cudaMemcpy(p, as_fp16.data(), elements * 2, cudaMemcpyHostToDevice));
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const LaunchTimer timer(stream);
 
   std::vector<Case> cases;
   for (const int rows : {1, 32}) {
@@ -144,36 +137,14 @@ int main(int argc, char** argv) {
   add_hints(std::integral_constant<int, 36>{});
   add_hints(std::integral_constant<int, 2>{});
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  std::printf("hidden %d; median, min and max of 101 event-timed launches (us)\n", hidden);
+  std::printf("hidden %d; median, min and max of %d event-timed launches (us)\n", hidden, samples);
   for (int round = 0; round < (only.empty() ? 2 : 1); ++round) {
     for (const bool cold : {true, false}) {
       for (const Case& c : cases) {
         if (c.name.find(only) == std::string::npos) continue;
-        std::vector<float> us;
-        for (int rep = 0; rep < samples; ++rep) {
-          if (cold) {
-            read_all<<<8192, 256, 0, stream>>>(static_cast<const uint4*>(evict), evict_bytes / 16,
-                                               sink);
-            discard_all<<<8192, 256, 0, stream>>>(static_cast<const char*>(evict), evict_bytes);
-          } else {
-            spin<<<1, 1, 0, stream>>>(50000);
-          }
-          CHECK(cudaEventRecord(start, stream));
-          c.run(stream);
-          CHECK(cudaEventRecord(stop, stream));
-          CHECK(cudaEventSynchronize(stop));
-          CHECK(cudaGetLastError());
-          float ms = 0;
-          CHECK(cudaEventElapsedTime(&ms, start, stop));
-          us.push_back(ms * 1000.0f);
-        }
-        std::sort(us.begin(), us.end());
+        const LaunchTimer::Timing t = timer.time(c.run, cold, samples);
         std::printf("round %d  %-5s %-36s median %6.2f  min %6.2f  max %6.2f\n", round,
-                    cold ? "cold" : "warm", c.name.c_str(), us[us.size() / 2], us.front(),
-                    us.back());
+                    cold ? "cold" : "warm", c.name.c_str(), t.median, t.min, t.max);
       }
     }
   }

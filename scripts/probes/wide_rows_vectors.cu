@@ -56,10 +56,6 @@ int main(int argc, char** argv) {
   // An argument: only the cases whose name contains it, 5 samples each, one round (for ncu).
   const std::string only = argc > 1 ? argv[1] : "";
   const int samples = only.empty() ? 101 : 5;
-  int device = 0, l2 = 0;
-  CHECK(cudaGetDevice(&device));
-  CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-  const int64_t evict_bytes = int64_t{2} * l2;
   const int max_rows = 128, max_hidden = 8192;
   const size_t elements = size_t{max_rows} * max_hidden;
 
@@ -71,16 +67,13 @@ int main(int argc, char** argv) {
     const float v = normal(rng);
     as_bf16[i] = __float2bfloat16(v);
   }
-  void *x_bf16, *w_bf16, *b_bf16, *y, *evict;
-  unsigned* sink;
+  void *x_bf16, *w_bf16, *b_bf16, *y;
   for (void** p : {&x_bf16, &w_bf16, &b_bf16, &y}) CHECK(cudaMalloc(p, elements * 2));
-  CHECK(cudaMalloc(&evict, evict_bytes));
-  CHECK(cudaMalloc(&sink, sizeof(unsigned)));
-  CHECK(cudaMemset(evict, 0, evict_bytes));
   for (void* p : {x_bf16, w_bf16, b_bf16})
     CHECK(cudaMemcpy(p, as_bf16.data(), elements * 2, cudaMemcpyHostToDevice));
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const LaunchTimer timer(stream);
 
   std::vector<Case> cases;
   // The decode variants' hints (kernels/<op>/row_in_registers.cu), with early parameters.
@@ -124,36 +117,14 @@ int main(int argc, char** argv) {
                        }});
     }
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  std::printf("bfloat16 rows; median, min and max of 101 event-timed launches (us)\n");
+  std::printf("bfloat16 rows; median, min and max of %d event-timed launches (us)\n", samples);
   for (int round = 0; round < (only.empty() ? 2 : 1); ++round) {
     for (const bool cold : {true, false}) {
       for (const Case& c : cases) {
         if (c.name.find(only) == std::string::npos) continue;
-        std::vector<float> us;
-        for (int rep = 0; rep < samples; ++rep) {
-          if (cold) {
-            read_all<<<8192, 256, 0, stream>>>(static_cast<const uint4*>(evict), evict_bytes / 16,
-                                               sink);
-            discard_all<<<8192, 256, 0, stream>>>(static_cast<const char*>(evict), evict_bytes);
-          } else {
-            spin<<<1, 1, 0, stream>>>(50000);
-          }
-          CHECK(cudaEventRecord(start, stream));
-          c.run(stream);
-          CHECK(cudaEventRecord(stop, stream));
-          CHECK(cudaEventSynchronize(stop));
-          CHECK(cudaGetLastError());
-          float ms = 0;
-          CHECK(cudaEventElapsedTime(&ms, start, stop));
-          us.push_back(ms * 1000.0f);
-        }
-        std::sort(us.begin(), us.end());
+        const LaunchTimer::Timing t = timer.time(c.run, cold, samples);
         std::printf("round %d  %-5s %-36s median %6.2f  min %6.2f  max %6.2f\n", round,
-                    cold ? "cold" : "warm", c.name.c_str(), us[us.size() / 2], us.front(),
-                    us.back());
+                    cold ? "cold" : "warm", c.name.c_str(), t.median, t.min, t.max);
       }
     }
   }
