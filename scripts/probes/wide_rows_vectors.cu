@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   const int max_rows = 128, max_hidden = 8192;
   const size_t elements = size_t{max_rows} * max_hidden;
 
-  // The same N(0,1) values stored as bfloat16 and as float16.
+  // N(0,1) values stored as bfloat16.
   std::mt19937 rng(42);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::vector<__nv_bfloat16> as_bf16(elements);
