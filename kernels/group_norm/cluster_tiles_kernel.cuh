@@ -12,8 +12,8 @@
 //              its threads' sums per channel, then per group, in fixed orders;
 //   exchange   the block writes its partial of each group into every block's shared memory
 //              (a slot per rank), a cluster barrier, then each block adds the partials of its
-//              groups from its own slots in rank order, in double: every block gets the same
-//              bits, and the run the same result every time;
+//              groups from its own slots in a fixed order (merge_group_partials), in double:
+//              every block gets the same bits, and the run the same result every time;
 //   output     y = (x - shift) * scale + offset from registers (scale = rstd * weight, offset =
 //              bias - (mean - shift) * scale; 16-bit data: x * scale + offset - shift * scale),
 //              the epilogue, one rounding, streaming stores.
@@ -26,9 +26,10 @@
 // group_norm.grid_registers is the same kernel with the chunk's blocks spread over the whole
 // grid instead of one cluster (kGrid): each block stores its partials in the workspace, one
 // grid barrier (a cooperative launch: every block resident), then each block adds its groups'
-// partials from there in a fixed order (a warp per group, in double). Where a cluster's 16 SMs
-// cannot hold a chunk, or clusters would leave most SMs idle, the whole chip holds x (beyond 16
-// vectors a thread, some in shared memory: kShared) and it is still read once.
+// partials from there in a fixed order (a team of lanes per group, in double). Where a
+// cluster's 16 SMs cannot hold a chunk, or clusters would leave most SMs idle, the whole chip
+// holds x (beyond 16 vectors a thread, some in shared memory: kShared) and it is still read
+// once.
 //
 // Assumes channels-last x and y of 16-byte aligned rows (C * element size % 16 == 0) and a
 // chunk of K * element size % 16 == 0 bytes (the plan checks both).
@@ -44,6 +45,7 @@
 #include "kernels/device/device_math.cuh"
 #include "kernels/device/element_types.cuh"
 #include "kernels/device/raw_vectors.cuh"
+#include "kernels/device/small_quotient.hpp"
 #include "kernels/group_norm/cluster_tiles_plan.hpp"
 
 namespace normbench::kernels {
@@ -58,12 +60,15 @@ struct ClusterTilesArgs {
   int group_channels;
   int chunk_channels;
   int chunk_groups;
-  int chunks;  // per sample
+  int chunks;  // per sample: the grid is cluster x chunks x samples blocks
   int column_vectors;
   int row_lanes;
+  float inverse_column_vectors;  // small_quotient_inverse(column_vectors)
+  float inverse_group_channels;  // small_quotient_inverse(group_channels)
   int cluster;
   int64_t positions_per_block;
   float eps;
+  double inverse_count;  // 1 / (spatial * group_channels): a group's element count
   // kGrid: [samples * chunks][chunk_groups][cluster] partials, written before the grid barrier.
   float2* exchange;
 };
@@ -80,23 +85,72 @@ __device__ __forceinline__ void cluster_wait() {
 
 // Shared memory: the vectors held there (`shared_vectors` 16-byte vectors a thread, vector j
 // of thread t at j * threads + t) and `threads * E` float2 sums of each thread's channels (both
-// in plan.shared_bytes), their totals per channel of the chunk, then the cluster's float2
-// partials of each group (one slot per rank, written by the blocks of the cluster; none with
-// the grid's exchange) and per group its float2 (mean - shift, rstd).
+// in plan.shared_bytes), their totals per channel of the chunk (later each channel's group
+// coefficients), then the cluster's float2 partials of each group (one slot per rank, written
+// by the blocks of the cluster; none with the grid's exchange).
 inline size_t cluster_tiles_shared_bytes(const ClusterTilesPlan& plan) {
   const int slots = plan.grid_barrier ? 0 : plan.cluster;
-  return plan.shared_bytes + sizeof(float2) * static_cast<size_t>(plan.chunk_channels +
-                                                                  (slots + 1) * plan.chunk_groups);
+  return plan.shared_bytes +
+         sizeof(float2) * static_cast<size_t>(plan.chunk_channels + slots * plan.chunk_groups);
 }
 
-// (mean - shift, rstd) of a group from its sums of x - shift and (x - shift)^2 over its
-// spatial * group_channels elements.
+// (mean - shift, rstd) of a group from its sums of x - shift and (x - shift)^2. A product with
+// the host's reciprocal of the count, not a division: a double division is some forty
+// dependent instructions, on the path between the barrier and the first store.
 __device__ __forceinline__ float2 group_coefficients(double sum, double squares,
                                                      const ClusterTilesArgs& a) {
-  const double n = static_cast<double>(a.spatial) * a.group_channels;
-  const double mean = sum / n;  // of x - shift
-  const double variance = fmax(squares / n - mean * mean, 0.0);
+  const double mean = sum * a.inverse_count;  // of x - shift
+  const double variance = fmax(fma(squares, a.inverse_count, -mean * mean), 0.0);
   return make_float2(static_cast<float>(mean), static_cast<float>(rsqrt(variance + a.eps)));
+}
+
+// The coefficients of every group of the chunk, from `partial(g, r)`: group g's float2 sums of
+// rank r, written as float2 (mean - shift, rstd) for each of its channels into `table`. A team
+// of lanes of one warp adds a group's partials in double (kBatch loads a lane issued before any
+// is added: from L2, one round trip for up to kBatch x team ranks), the teams as wide as the
+// block leaves room for, so that every group is added at once where the block has a warp for
+// every two groups. The order of the additions depends only on the block size and the ranks:
+// every block of a chunk gets the same bits. (Every register here is one fewer for x: the
+// cluster's kernel, whose partials are in shared memory, loads one at a time.)
+template <int kBatch, class Partial>
+__device__ __forceinline__ void merge_group_partials(const ClusterTilesArgs& a,
+                                                     const Partial& partial, float2* table) {
+  const int warps = static_cast<int>(blockDim.x) / 32;  // the plan's threads: a multiple of 32
+  int team_bits = 5;  // teams of 1 << team_bits lanes: shifts, not divisions
+  while (team_bits > 0 && (warps << (5 - team_bits)) < a.chunk_groups) --team_bits;
+  const int team = 1 << team_bits;
+  const int teams = static_cast<int>(blockDim.x) >> team_bits;
+  const int member = static_cast<int>(threadIdx.x) & (team - 1);
+  // Rounds the same for every warp, so that the shuffles below have all 32 lanes.
+  for (int first = 0; first < a.chunk_groups; first += teams) {
+    const int g = first + (static_cast<int>(threadIdx.x) >> team_bits);
+    const bool active = g < a.chunk_groups;
+    double sum = 0.0, squares = 0.0;
+    for (int r0 = 0; r0 < a.cluster; r0 += kBatch * team) {
+      float2 s[kBatch];
+#pragma unroll
+      for (int k = 0; k < kBatch; ++k) {
+        const int r = r0 + k * team + member;
+        s[k] = active && r < a.cluster ? partial(g, r) : make_float2(0.0f, 0.0f);
+      }
+#pragma unroll
+      for (int k = 0; k < kBatch; ++k) {
+        sum += s[k].x;
+        squares += s[k].y;
+      }
+    }
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) {
+      if (offset >= team) continue;  // the same for every lane: no divergence
+      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+      squares += __shfl_xor_sync(0xffffffffu, squares, offset);
+    }
+    if (active) {
+      const float2 c = group_coefficients(sum, squares, a);
+      for (int channel = member; channel < a.group_channels; channel += team)
+        table[g * a.group_channels + channel] = c;
+    }
+  }
 }
 
 // The kernels' body: a thread's vectors 0..kVectors-1 in registers, kVectors..kVectors+kShared-1
@@ -113,14 +167,17 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
   float2* thread_sums = shared;                        // [threads][E]
   float2* channel_sums = shared + blockDim.x * E;      // [chunk_channels]
   float2* partials = channel_sums + a.chunk_channels;  // [cluster][chunk_groups], not kGrid
-  float2* coefficients = partials + (kGrid ? 0 : a.cluster * a.chunk_groups);  // [chunk_groups]
 
-  const int rank = static_cast<int>(blockIdx.x) % a.cluster;
-  const int chunk_index = static_cast<int>(blockIdx.x) / a.cluster;
-  const int64_t sample = chunk_index / a.chunks;
-  const int chunk = chunk_index % a.chunks;
-  const int column = static_cast<int>(threadIdx.x) % a.column_vectors;
-  const int lane = static_cast<int>(threadIdx.x) / a.column_vectors;
+  // The grid is cluster x chunks x samples: no integer division (some twenty instructions each,
+  // before the first load can be issued) to find the block's place.
+  const int rank = static_cast<int>(blockIdx.x);
+  const int chunk = static_cast<int>(blockIdx.y);
+  const int64_t sample = blockIdx.z;
+  static_assert(
+      kClusterTilesMaxThreads * 16 < kSmallQuotientDividends,
+      "threads and a chunk's channels (16 a column at most) within small_quotient's range");
+  const int lane = small_quotient(static_cast<int>(threadIdx.x), a.inverse_column_vectors);
+  const int column = static_cast<int>(threadIdx.x) - lane * a.column_vectors;
   const int64_t first = int64_t{rank} * a.positions_per_block;
   const int64_t end = min(first + a.positions_per_block, a.spatial);
   const int64_t chunk_start = sample * a.spatial * a.channels + int64_t{chunk} * a.chunk_channels;
@@ -134,10 +191,10 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
   const T* x = static_cast<const T*>(a.x) + at;
   T* y = static_cast<T*>(a.y) + at;
 
-  V v[kVectors];
+  V v[kVectors];  // only the vectors a thread holds are read
 #pragma unroll
   for (int j = 0; j < kVectors; ++j)
-    v[j].raw = holds(j) ? V::load_streaming(x + j * step).raw : make_uint4(0, 0, 0, 0);
+    if (holds(j)) v[j] = V::load_streaming(x + j * step);
   // The shared-memory loops stay rolled: unrolled, their addresses took registers (spills).
   if constexpr (kShared > 0) {
 #pragma unroll 1
@@ -157,13 +214,13 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
     cluster_arrive_relaxed();  // started (waited for before the first write to another block)
 
   // This thread's channels, their groups' shifts, weights and biases.
-  const int channel = column * E;  // within the chunk
-  float shift[E], weight[E], bias[E];
+  const int channel = column * E;      // within the chunk
+  float shift[E], weight[E], bias[E];  // weight and bias: widened after the exchange
   const T* sample_x = static_cast<const T*>(a.x) + chunk_start;
   {
-    // The group of each channel by one division, not one a channel (an integer division by a
-    // runtime value is some twenty instructions).
-    int g = channel / a.group_channels, in_group = channel - g * a.group_channels;
+    // The group of each channel from the first one's, not a quotient a channel.
+    int g = small_quotient(channel, a.inverse_group_channels);
+    int in_group = channel - g * a.group_channels;
 #pragma unroll
     for (int e = 0; e < E; ++e) {
       shift[e] = to_float<T>(__ldg(sample_x + g * a.group_channels));
@@ -172,10 +229,13 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
       g += next ? 1 : 0;
     }
   }
+  // Loaded as they are and widened only where used: widened at the load, the first use of the
+  // registers waited for the load there (the grid's kernel: before arriving at its barrier).
+  RawParams<E, P> raw_weight, raw_bias;
   const auto load_affine = [&] {
     const int64_t param = int64_t{chunk} * a.chunk_channels + channel;
-    load_params<E>(static_cast<const P*>(a.weight), param, weight, 1.0f);
-    load_params<E>(static_cast<const P*>(a.bias), param, bias, 0.0f);
+    raw_weight.load(static_cast<const P*>(a.weight), param);
+    raw_bias.load(static_cast<const P*>(a.bias), param);
   };
   // With x, its latency hidden behind x's; the grid's kernel loads them at its barrier instead,
   // where their latency hides as well: fewer registers live through the statistics.
@@ -225,34 +285,17 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
     }
     return total;
   };
+  // After the exchange each channel's (mean - shift, rstd) goes into channel_sums (free again
+  // after the barrier), so that a thread needs no group index for its channels.
   if constexpr (kGrid) {
-    float2* slots = a.exchange + int64_t{chunk_index} * a.chunk_groups * a.cluster;
+    const int64_t chunk_index = sample * a.chunks + chunk;
+    float2* slots = a.exchange + chunk_index * a.chunk_groups * a.cluster;
     for (int g = threadIdx.x; g < a.chunk_groups; g += blockDim.x)
       __stcg(slots + g * a.cluster + rank, group_total(g));
     load_affine();
     cooperative_groups::this_grid().sync();
-    const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-    for (int g = warp; g < a.chunk_groups; g += static_cast<int>(blockDim.x) / 32) {
-      // Up to 4 partials a lane, loaded before any is added: one L2 round trip for up to 128
-      // blocks a chunk.
-      double total = 0.0, total_squares = 0.0;
-      for (int r0 = 0; r0 < a.cluster; r0 += 4 * 32) {
-        float2 s[4];
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-          const int r = r0 + k * 32 + lane;
-          s[k] = r < a.cluster ? __ldcg(slots + g * a.cluster + r) : make_float2(0.0f, 0.0f);
-        }
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-          total += s[k].x;
-          total_squares += s[k].y;
-        }
-      }
-      total = butterfly_sum(total);
-      total_squares = butterfly_sum(total_squares);
-      if (lane == 0) coefficients[g] = group_coefficients(total, total_squares, a);
-    }
+    merge_group_partials<4>(
+        a, [&](int g, int r) { return __ldcg(slots + g * a.cluster + r); }, channel_sums);
   } else {
     cluster_wait();  // every block of the cluster has started
     const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
@@ -263,15 +306,8 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
     }
     cluster_arrive();  // partials written into every block (release) ...
     cluster_wait();    // ... and every block's written into this one (acquire)
-    if (threadIdx.x < static_cast<unsigned>(a.chunk_groups)) {
-      double total = 0.0, total_squares = 0.0;
-      for (int r = 0; r < a.cluster; ++r) {
-        const float2 s = partials[r * a.chunk_groups + threadIdx.x];
-        total += s.x;
-        total_squares += s.y;
-      }
-      coefficients[threadIdx.x] = group_coefficients(total, total_squares, a);
-    }
+    merge_group_partials<1>(
+        a, [&](int g, int r) { return partials[r * a.chunk_groups + g]; }, channel_sums);
   }
   __syncthreads();
 
@@ -280,11 +316,8 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
   // tolerance. For 16-bit outputs that error is far below their rounding, and the fold saves
   // an instruction an element (as grid_tiles).
   constexpr bool kShifted = std::is_same_v<T, float>;
-  // Each channel's coefficients (channel_sums is free again), so that a thread needs no group
-  // index for its channels.
-  for (int c = threadIdx.x; c < a.chunk_channels; c += blockDim.x)
-    channel_sums[c] = coefficients[c / a.group_channels];
-  __syncthreads();
+  raw_weight.unpack(static_cast<const P*>(a.weight), weight, 1.0f);
+  raw_bias.unpack(static_cast<const P*>(a.bias), bias, 0.0f);
   float scale[E], offset[E];
 #pragma unroll
   for (int e = 0; e < E; ++e) {

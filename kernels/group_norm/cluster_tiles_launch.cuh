@@ -19,6 +19,9 @@ cudaError_t launch_cluster_tiles_kernel(const ClusterTilesPlan& plan, ClusterTil
       return cluster_tiles_kernel<T, P, kVectors, Epilogue>;
   }();
   const size_t shared = cluster_tiles_shared_bytes(plan);
+  // cluster x chunks x samples (the plan keeps the last two within 65535)
+  const dim3 grid(static_cast<unsigned>(plan.cluster), static_cast<unsigned>(a.chunks),
+                  static_cast<unsigned>(plan.blocks / (int64_t{plan.cluster} * a.chunks)));
   cudaError_t error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(shared));
   if constexpr (kGrid) {
@@ -26,9 +29,9 @@ cudaError_t launch_cluster_tiles_kernel(const ClusterTilesPlan& plan, ClusterTil
     // plan's occupancy was wrong.
     if (error != cudaSuccess) return error;
     void* params[] = {&a, &epilogue};
-    return cudaLaunchCooperativeKernel(
-        reinterpret_cast<const void*>(kernel), dim3(static_cast<unsigned>(plan.blocks)),
-        dim3(static_cast<unsigned>(plan.threads)), params, shared, stream);
+    return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), grid,
+                                       dim3(static_cast<unsigned>(plan.threads)), params, shared,
+                                       stream);
   }
   if (error == cudaSuccess && plan.cluster > 8)
     error = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
@@ -39,7 +42,7 @@ cudaError_t launch_cluster_tiles_kernel(const ClusterTilesPlan& plan, ClusterTil
   cluster.val.clusterDim.y = 1;
   cluster.val.clusterDim.z = 1;
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(plan.blocks));
+  config.gridDim = grid;
   config.blockDim = dim3(static_cast<unsigned>(plan.threads));
   config.dynamicSmemBytes = shared;
   config.stream = stream;
@@ -102,9 +105,12 @@ KernelPlan plan_cluster_tiles_variant(const ProblemShape& p, const DeviceCaps& d
                              static_cast<int>(p.groups / tiles.chunk_groups),
                              tiles.column_vectors,
                              tiles.row_lanes,
+                             small_quotient_inverse(tiles.column_vectors),
+                             small_quotient_inverse(static_cast<int>(p.channels / p.groups)),
                              tiles.cluster,
                              tiles.positions_per_block,
                              static_cast<float>(p.eps),
+                             1.0 / (static_cast<double>(p.spatial) * (p.channels / p.groups)),
                              static_cast<float2*>(args.workspace)};
     return with_element_types(p, [&](auto data, auto param) {
       using T = typename decltype(data)::type;

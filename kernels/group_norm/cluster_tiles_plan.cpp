@@ -51,6 +51,7 @@ void for_each_plan(const ProblemShape& p, int sm_count, int64_t min_chunk_bytes,
     const int64_t chunk_bytes = groups * group_channels * size;
     if (chunk_bytes % 16 != 0 || chunk_bytes / 16 > kClusterTilesMaxThreads) continue;
     if (chunk_bytes < std::min<int64_t>(min_chunk_bytes, p.channels * size)) continue;
+    if (p.groups / groups > kClusterTilesMaxGridExtent) continue;  // chunks a sample
     const int columns = static_cast<int>(chunk_bytes / 16);
     // The grid barrier's blocks take one SM each: at most sm_count of them.
     const int64_t max_ranks =
@@ -121,6 +122,8 @@ std::string unsupported_layout(const ProblemShape& p) {
   if (!p.channels_last()) return "NCHW: this kernel takes channels-last data";
   if (p.channels * dtype_bytes(p.dtype) % 16 != 0)
     return "channels x element size is not a multiple of 16 bytes";
+  if (p.shape[0] > kClusterTilesMaxGridExtent)
+    return "more than " + std::to_string(kClusterTilesMaxGridExtent) + " samples";
   return "";
 }
 

@@ -46,6 +46,8 @@ constexpr int64_t kClusterTilesNarrowChunkBytes = 160;
 // Clusters of up to 16 blocks: sizes above 8 are non-portable (an opt-in at launch; sm_90 GPCs
 // have 16-18 SMs), and the largest chunks of the diffusion shapes need 16 SMs' registers.
 constexpr int kClusterTilesMaxCluster = 16;
+// The grid is cluster x chunks a sample x samples blocks: CUDA's limit on the last two.
+constexpr int64_t kClusterTilesMaxGridExtent = 65535;
 // group_norm.grid_registers beyond 16 vectors a thread: 12 in registers and 8 or 16 more in
 // shared memory (x of up to 30 MB held on an H100's 132 SMs). Its blocks take one SM each (up to
 // 128 registers a thread): on the H100, two blocks an SM at 64 registers (with spills) were
