@@ -176,5 +176,15 @@ TEST(GridRegistersPlan, DeclinesNchwUnalignedRowsAndMoreThanTheChipHolds) {
   EXPECT_NE(large.unsupported.find("one wave"), std::string::npos) << large.unsupported;
 }
 
+// The grid's samples are its z: more than CUDA allows there are declined by both plans, not
+// launched to fail.
+TEST(ClusterTilesPlan, DeclinesMoreSamplesThanTheGridTakes) {
+  const ProblemShape many = channels_last({70000, 32, 1, 1}, 32, DType::float16);
+  EXPECT_NE(plan_cluster_tiles(many, 132).unsupported.find("65535 samples"), std::string::npos);
+  EXPECT_NE(plan_grid_registers(many, 132).unsupported.find("65535 samples"), std::string::npos);
+  EXPECT_TRUE(plan_cluster_tiles(channels_last({65535, 32, 1, 1}, 32, DType::float16), 132)
+                  .unsupported.empty());
+}
+
 }  // namespace
 }  // namespace normbench
