@@ -15,8 +15,8 @@ TEST(SmallQuotient, EqualsTheIntegerQuotientForEverySmallDividendAndDivisor) {
   EXPECT_EQ(wrong, 0);
 }
 
-// The bound's edge: the largest dividends, by divisors where (n + 1/2) / d comes nearest an
-// integer from below.
+// The top of the range, where the rounding error is largest: the last four quotients of every
+// divisor below kSmallQuotientDividends.
 TEST(SmallQuotient, EqualsTheIntegerQuotientUpToItsLargestDividend) {
   int wrong = 0;
   for (int d = 1; d <= 4096; ++d) {
@@ -27,7 +27,8 @@ TEST(SmallQuotient, EqualsTheIntegerQuotientUpToItsLargestDividend) {
   EXPECT_EQ(wrong, 0);
 }
 
-// Where the bound ends: a plain product (no half, no fusion) is wrong already for small values.
+// Why the half and the fusion: the plain product of the inverse is wrong already for small
+// values, so the tests above can tell.
 TEST(SmallQuotient, ThePlainProductOfTheInverseIsNotExact) {
   int wrong = 0;
   for (int d = 1; d <= 4096; ++d)
