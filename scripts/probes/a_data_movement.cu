@@ -16,17 +16,10 @@
 #include <cstring>
 #include <vector>
 
+#include "probe_check.cuh"
+
 namespace {
 constexpr int64_t kRows = 16, kCols = int64_t{1} << 22, kVecs = kCols / 4;
-
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    cudaError_t e_ = (call);                                                          \
-    if (e_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
 
 __device__ __forceinline__ float4 load_evict_last(const float4* p) {
   uint64_t policy;

@@ -27,14 +27,8 @@
 #include <thread>
 #include <vector>
 
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    cudaError_t e_ = (call);                                                          \
-    if (e_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
+#include "probe_check.cuh"
+
 #define CUPTI(call)                                                                     \
   do {                                                                                  \
     CUptiResult r_ = (call);                                                            \

@@ -1,8 +1,8 @@
-// What the probes under scripts/probes share: an error check, normbench's L2 eviction before a
-// cold sample (app/device/device_checks.cu: a read of the buffer at evict-last priority, then its
-// lines discarded), a spin that keeps the GPU busy so that a warm sample's launch is queued
-// before the spin ends, and the event-timed loop over samples that uses them. Each probe is its
-// own program and includes this once.
+// What the timing probes under scripts/probes share: the error check (probe_check.cuh),
+// normbench's L2 eviction before a cold sample (app/device/device_checks.cu: a read of the buffer
+// at evict-last priority, then its lines discarded), a spin that keeps the GPU busy so that a
+// warm sample's launch is queued before the spin ends, and the event-timed loop over samples
+// that uses them. Each probe is its own program and includes this once.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -13,14 +13,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    cudaError_t e_ = (call);                                                          \
-    if (e_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
+#include "probe_check.cuh"
 
 namespace {
 
