@@ -40,7 +40,10 @@ for step in "${steps[@]}"; do
     gpu-tests)
       # One process for all GPU tests (ctest would start a CUDA context per test).
       "$BUILD/tests/normbench_gpu_tests" > "$OUT/gpu-tests.log" 2>&1
-      summary+=("gpu tests: exit $? ($(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/gpu-tests.log" | tr '\n' ' '))") ;;
+      summary+=("gpu tests: exit $? ($(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/gpu-tests.log" | tr '\n' ' '))")
+      # Device helpers measured on the device (their own binary: they use CUDA in-process).
+      "$BUILD/tests/normbench_device_math_gpu_tests" > "$OUT/device-math-tests.log" 2>&1
+      summary+=("device math tests: exit $? ($(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/device-math-tests.log" | tr '\n' ' '))") ;;
     smoke) run_config smoke ;;
     edge) run_config edge ;;
     formats) run_config smoke_formats; run_config edge_formats; run_config smoke_channels
