@@ -126,10 +126,11 @@ void measure(const char* name, const LaunchTimer& timer, const uint4* x, uint4* 
   for (int i = 0; i < 2; ++i) {
     const int rounds = i == 0 ? 0 : 16;
     us[i] = timer
-                .time([&](cudaStream_t s) {
-                  tail<Form><<<blocks, threads, 0, s>>>(x, y, 0.999f, 0.001f, rounds);
-                },
-                      /*cold=*/false, 101)
+                .time(
+                    [&](cudaStream_t s) {
+                      tail<Form><<<blocks, threads, 0, s>>>(x, y, 0.999f, 0.001f, rounds);
+                    },
+                    /*cold=*/false, 101)
                 .median;
   }
   std::printf("%-34s one pass %6.2f us, each more %5.3f us\n", name, us[0], (us[1] - us[0]) / 16);

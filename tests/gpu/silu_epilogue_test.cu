@@ -69,8 +69,7 @@ Worst worst_error(DType dtype, double largest) {
   T* device_y = nullptr;
   EXPECT_EQ(cudaMalloc(&device_v, n * sizeof(float)), cudaSuccess);
   EXPECT_EQ(cudaMalloc(&device_y, n * sizeof(T)), cudaSuccess);
-  EXPECT_EQ(cudaMemcpy(device_v, v.data(), n * sizeof(float), cudaMemcpyHostToDevice),
-            cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(device_v, v.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
   const auto blocks = static_cast<unsigned>((n + 255) / 256);
   apply_each<T, Epilogue><<<blocks, 256>>>(device_v, device_y, n);
   std::vector<T> y(static_cast<size_t>(n));
