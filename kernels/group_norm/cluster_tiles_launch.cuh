@@ -90,6 +90,9 @@ KernelPlan plan_cluster_tiles_variant(const ProblemShape& p, const DeviceCaps& d
   const ClusterTilesPlan tiles =
       kGrid ? plan_grid_registers(p, device.sm_count) : plan_cluster_tiles(p, device.sm_count);
   if (!tiles.unsupported.empty()) return KernelPlan::declined(tiles.unsupported);
+  if (tiles.shared_vectors > 0 && device.compute_capability_major < 9)
+    return KernelPlan::declined(
+        "x held partly in shared memory needs bulk copies (compute capability 9.0)");
   KernelPlan plan;
   plan.workspace_bytes = tiles.workspace_bytes;
   plan.launch = [p, tiles](const KernelArgs& args) {

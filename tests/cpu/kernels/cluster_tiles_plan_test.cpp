@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/group_norm/cluster_tiles_plan.hpp"
+#include "kernels/registry.hpp"
 #include "tests/cpu/kernels/described_h100.hpp"
 
 namespace normbench {
@@ -174,6 +175,23 @@ TEST(GridRegistersPlan, DeclinesNchwUnalignedRowsAndMoreThanTheChipHolds) {
   const ClusterTilesPlan large =
       plan_grid_registers(channels_last({8, 512, 64, 64}, 32, DType::bfloat16), 132);
   EXPECT_NE(large.unsupported.find("one wave"), std::string::npos) << large.unsupported;
+}
+
+// The vectors held in shared memory arrive by bulk copies, which need compute capability 9.0:
+// on an older device the variant declines a shape that needs them, and still takes the others.
+TEST(GridRegistersPlan, DeclinesSharedMemoryVectorsBelowComputeCapabilityNine) {
+  const KernelVariant& variant = *find_kernel("group_norm.grid_registers");
+  DeviceCaps a100 = testing::described_h100();
+  a100.compute_capability_major = 8;
+  a100.sm_count = 108;
+  const ProblemShape held_in_shared = channels_last({2, 320, 128, 128}, 32, DType::float16);
+  ASSERT_GT(plan_grid_registers(held_in_shared, 108).shared_vectors, 0);
+  const KernelPlan older = plan_kernel(variant, held_in_shared, a100);
+  ASSERT_TRUE(older.unsupported);
+  EXPECT_NE(older.unsupported->find("bulk copies"), std::string::npos) << *older.unsupported;
+  EXPECT_FALSE(plan_kernel(variant, held_in_shared, testing::described_h100()).unsupported);
+  EXPECT_FALSE(
+      plan_kernel(variant, channels_last({2, 320, 64, 64}, 32, DType::float16), a100).unsupported);
 }
 
 // The grid's samples are its z: more than CUDA allows there are declined by both plans, not

@@ -1,0 +1,70 @@
+// Bulk copies from global to shared memory (cp.async.bulk, sm_90): one instruction moves a
+// contiguous range of any multiple of 16 bytes through the TMA unit's own queue, and the
+// shared-memory barrier (mbarrier) it names counts the bytes as they land. Compiled for an
+// older device, each traps: plans that use them decline such devices.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace normbench::kernels {
+
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// One thread initializes; the others may use the barrier after a block barrier.
+__device__ __forceinline__ void init_bulk_barrier(uint64_t* barrier) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  __trap();
+#else
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(barrier)) : "memory");
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+}
+
+// The one arrival the barrier waits for, with the bytes its copies will bring.
+__device__ __forceinline__ void expect_bulk_bytes(uint64_t* barrier, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  __trap();
+#else
+  asm volatile(
+      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(barrier)),
+      "r"(bytes)
+      : "memory");
+#endif
+}
+
+// `bytes` (a multiple of 16, both addresses 16-byte aligned) from global to shared memory.
+__device__ __forceinline__ void bulk_copy(void* shared, const void* global, unsigned bytes,
+                                          uint64_t* barrier) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  __trap();
+#else
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(shared_address(shared)),
+      "l"(global), "r"(bytes), "r"(shared_address(barrier))
+      : "memory");
+#endif
+}
+
+// Waits until the barrier's first phase completed: every expected byte landed.
+__device__ __forceinline__ void wait_bulk_barrier(uint64_t* barrier) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  __trap();
+#else
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, "
+        "p; }"
+        : "=r"(done)
+        : "r"(shared_address(barrier))
+        : "memory");
+  } while (!done);
+#endif
+}
+
+}  // namespace normbench::kernels
