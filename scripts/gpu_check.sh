@@ -6,8 +6,8 @@
 #                                     diffusion adversarial plugin submissions sanitize
 #                                     (default: all, in that order)
 # BUILD names the build folder (default build-gpu); without the build step it must hold a build.
-# Outputs go to $OUT (default ./gpu-out): build.log, gpu-tests.log, <config>.json reports and
-# .txt tables, sanitizer logs. A short summary is printed last.
+# Outputs go to $OUT (default ./gpu-out): build.log, gpu-tests.log, device-math-tests.log,
+# <config>.json reports and .txt tables, sanitizer logs. A short summary is printed last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu-out}

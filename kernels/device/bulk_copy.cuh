@@ -14,17 +14,26 @@ __device__ __forceinline__ unsigned shared_address(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
-// One thread initializes; the others may use the barrier after a block barrier.
-__device__ __forceinline__ void init_bulk_barrier(uint64_t* barrier) {
+// One thread initializes each barrier for `arrivals` arrivals, then fences once; the others may
+// use the barriers after a block barrier.
+__device__ __forceinline__ void init_bulk_barrier(uint64_t* barrier, int arrivals) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   __trap();
 #else
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(barrier)) : "memory");
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(barrier)),
+               "r"(arrivals)
+               : "memory");
+#endif
+}
+__device__ __forceinline__ void fence_bulk_barrier_init() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  __trap();
+#else
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 #endif
 }
 
-// The one arrival the barrier waits for, with the bytes its copies will bring.
+// One of the barrier's arrivals, with the bytes this thread's copies will bring (0: none).
 __device__ __forceinline__ void expect_bulk_bytes(uint64_t* barrier, unsigned bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   __trap();
@@ -50,8 +59,9 @@ __device__ __forceinline__ void bulk_copy(void* shared, const void* global, unsi
 #endif
 }
 
-// Waits until the barrier's first phase completed: every expected byte landed.
-__device__ __forceinline__ void wait_bulk_barrier(uint64_t* barrier) {
+// Waits until the barrier's first phase completed: every arrival made and every expected byte
+// landed. (Parity 0: a barrier used once after its initialization.)
+__device__ __forceinline__ void wait_first_phase(uint64_t* barrier) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   __trap();
 #else

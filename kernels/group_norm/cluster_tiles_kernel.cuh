@@ -28,8 +28,8 @@
 // grid barrier (a cooperative launch: every block resident), then each block adds its groups'
 // partials from there in a fixed order (a team of lanes per group, in double). Where a
 // cluster's 16 SMs cannot hold a chunk, or clusters would leave most SMs idle, the whole chip
-// holds x (beyond 16 vectors a thread, some in shared memory: kShared) and it is still read
-// once.
+// holds x (beyond 12 vectors a thread, 8 or 16 more in shared memory: kShared, by bulk copies,
+// so on sm_90 only) and it is still read once.
 //
 // Assumes channels-last x and y of 16-byte aligned rows (C * element size % 16 == 0) and a
 // chunk of K * element size % 16 == 0 bytes (the plan checks both).
@@ -164,9 +164,8 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
   extern __shared__ float4 shared_vectors[];
   float4* held = shared_vectors;  // [kShared][threads]
   auto* shared = reinterpret_cast<float2*>(shared_vectors + kShared * blockDim.x);
-  float2* thread_sums = shared;                        // [threads][E]
-  float2* channel_sums = shared + blockDim.x * E;      // [chunk_channels]
-  float2* partials = channel_sums + a.chunk_channels;  // [cluster][chunk_groups], not kGrid
+  float2* thread_sums = shared;                    // [threads][E]
+  float2* channel_sums = shared + blockDim.x * E;  // [chunk_channels], then the cluster's partials
 
   // The grid is cluster x chunks x samples: no integer division (some twenty instructions each,
   // before the first load can be issued) to find the block's place.
@@ -197,30 +196,29 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
     if (holds(j)) v[j] = V::load_streaming(x + j * step);
   // Vectors kVectors.. of every thread in shared memory, a slab j at a time: one bulk copy a
   // lane (its chunk's channels at one position, contiguous in x), each slab with its own
-  // barrier, so that a slab's sums start as soon as it has landed. (Before: 16-byte cp.async a
-  // thread, summed after the last had landed; SDXL fp16 21.9 -> 21.6-21.8 us, its SiLU twin
-  // 23.0 -> 22.6 on the H100, kernels/NOTES.md.) The shared-memory loops stay rolled: unrolled,
-  // their addresses took registers (spills).
+  // barrier, so that a slab's sums start as soon as it has landed rather than after the last
+  // (kernels/NOTES.md). Every lane arrives at each slab's barrier once, with the bytes it
+  // copies (none where it holds no vector there): the copies and the bytes expected follow
+  // from one rule, holds(). The shared-memory loops stay rolled: unrolled, their addresses
+  // took registers (spills).
   __shared__ uint64_t landed[kShared > 0 ? kShared : 1];
   if constexpr (kShared > 0) {
-    const auto lane_bytes = static_cast<unsigned>(a.column_vectors * 16);
     if (threadIdx.x == 0) {
 #pragma unroll 1
-      for (int j = 0; j < kShared; ++j) {
-        init_bulk_barrier(&landed[j]);
-        // The lanes holding the slab: those with a position left for its vector.
-        int64_t lanes = end - first - int64_t{kVectors + j} * a.row_lanes;
-        lanes = lanes < 0 ? 0 : (lanes > a.row_lanes ? a.row_lanes : lanes);
-        expect_bulk_bytes(&landed[j], static_cast<unsigned>(lanes) * lane_bytes);
-      }
+      for (int j = 0; j < kShared; ++j) init_bulk_barrier(&landed[j], a.row_lanes);
+      fence_bulk_barrier_init();
     }
-    __syncthreads();  // the barriers initialized before any copy names them
-    if (column == 0) {
+    __syncthreads();  // the barriers initialized before any lane arrives
+    if (column == 0 && lane < a.row_lanes) {
+      const auto lane_bytes = static_cast<unsigned>(a.column_vectors * 16);
 #pragma unroll 1
-      for (int j = 0; j < kShared; ++j)
-        if (holds(kVectors + j))
+      for (int j = 0; j < kShared; ++j) {
+        const bool held_here = holds(kVectors + j);
+        expect_bulk_bytes(&landed[j], held_here ? lane_bytes : 0u);
+        if (held_here)
           bulk_copy(held + j * blockDim.x + threadIdx.x, x + (kVectors + j) * step, lane_bytes,
                     &landed[j]);
+      }
     }
   }
   // Vector kVectors + j of this thread, held in shared memory.
@@ -277,7 +275,7 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
   if constexpr (kShared > 0) {
 #pragma unroll 1
     for (int j = 0; j < kShared; ++j) {
-      wait_bulk_barrier(&landed[j]);
+      wait_first_phase(&landed[j]);
       if (holds(kVectors + j)) accumulate(shared_vector(j));
     }
   }
@@ -317,8 +315,9 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
     merge_group_partials<4>(
         a, [&](int g, int r) { return __ldcg(slots + g * a.cluster + r); }, channel_sums);
   } else {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900  // clusters: sm_90 (older devices trap)
-    cluster_wait();                                  // every block of the cluster has started
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900      // clusters: sm_90 (older devices trap)
+    float2* partials = channel_sums + a.chunk_channels;  // [cluster][chunk_groups]
+    cluster_wait();                                      // every block of the cluster has started
     const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
     for (int g = threadIdx.x; g < a.chunk_groups; g += blockDim.x) {
       const float2 total = group_total(g);

@@ -63,8 +63,9 @@ struct Ex2HalvesRcp {
   }
 };
 
-// The floor of the forms on the SFU, wrong for float16 (tests/gpu/silu_epilogue_test.cu measured
-// 1.05 to 2.0 of its tolerance near v = -8 to -16, whatever the cutoff below which y is 0):
+// The floor of the forms on the SFU, wrong for float16 (an earlier version of
+// tests/gpu/silu_epilogue_test.cu measured 1.05 to 2.0 of its tolerance near v = -8 to -16,
+// whatever the cutoff below which y is 0; kernels/NOTES.md):
 // h + h tanh(h) with tanh in float16x2, one MUFU.F16 operation an element.
 struct TanhHalvesOnly {
   __device__ __forceinline__ float2 operator()(float v0, float v1) const {
@@ -133,7 +134,8 @@ void measure(const char* name, const LaunchTimer& timer, const uint4* x, uint4* 
                     /*cold=*/false, 101)
                 .median;
   }
-  std::printf("%-34s one pass %6.2f us, each more %5.3f us\n", name, us[0], (us[1] - us[0]) / 16);
+  std::printf("%-34s kernel with one pass %6.2f us, each pass more %5.3f us\n", name, us[0],
+              (us[1] - us[0]) / 16);
 }
 
 }  // namespace
