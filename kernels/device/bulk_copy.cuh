@@ -8,6 +8,13 @@
 
 #include <cstdint>
 
+// The body on sm_90 and later (and on the host pass); a trap on older devices.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define NORMBENCH_SM90_ONLY(...) __trap()
+#else
+#define NORMBENCH_SM90_ONLY(...) __VA_ARGS__
+#endif
+
 namespace normbench::kernels {
 
 __device__ __forceinline__ unsigned shared_address(const void* p) {
@@ -17,64 +24,44 @@ __device__ __forceinline__ unsigned shared_address(const void* p) {
 // One thread initializes each barrier for `arrivals` arrivals, then fences once; the others may
 // use the barriers after a block barrier.
 __device__ __forceinline__ void init_bulk_barrier(uint64_t* barrier, int arrivals) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-  __trap();
-#else
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(barrier)),
-               "r"(arrivals)
-               : "memory");
-#endif
+  NORMBENCH_SM90_ONLY(asm volatile(
+      "mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(barrier)), "r"(arrivals)
+      : "memory"));
 }
 __device__ __forceinline__ void fence_bulk_barrier_init() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-  __trap();
-#else
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-#endif
+  NORMBENCH_SM90_ONLY(asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"));
 }
 
 // One of the barrier's arrivals, with the bytes this thread's copies will bring (0: none).
 __device__ __forceinline__ void expect_bulk_bytes(uint64_t* barrier, unsigned bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-  __trap();
-#else
-  asm volatile(
+  NORMBENCH_SM90_ONLY(asm volatile(
       "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(barrier)),
       "r"(bytes)
-      : "memory");
-#endif
+      : "memory"));
 }
 
 // `bytes` (a multiple of 16, both addresses 16-byte aligned) from global to shared memory.
 __device__ __forceinline__ void bulk_copy(void* shared, const void* global, unsigned bytes,
                                           uint64_t* barrier) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-  __trap();
-#else
-  asm volatile(
+  NORMBENCH_SM90_ONLY(asm volatile(
       "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
           "r"(shared_address(shared)),
       "l"(global), "r"(bytes), "r"(shared_address(barrier))
-      : "memory");
-#endif
+      : "memory"));
 }
 
 // Waits until the barrier's first phase completed: every arrival made and every expected byte
 // landed. (Parity 0: a barrier used once after its initialization.)
 __device__ __forceinline__ void wait_first_phase(uint64_t* barrier) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-  __trap();
-#else
   unsigned done = 0;
   do {
-    asm volatile(
+    NORMBENCH_SM90_ONLY(asm volatile(
         "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, "
         "p; }"
         : "=r"(done)
         : "r"(shared_address(barrier))
-        : "memory");
+        : "memory"));
   } while (!done);
-#endif
 }
 
 }  // namespace normbench::kernels
