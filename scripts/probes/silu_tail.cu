@@ -23,6 +23,7 @@ namespace {
 
 using normbench::kernels::IdentityEpilogue;
 using normbench::kernels::SiluEpilogue;
+using normbench::kernels::SiluNewtonEpilogue;
 using normbench::kernels::SiluTanhEpilogue;
 
 // Each form maps two values at a time (forms that take one apply it to each).
@@ -75,6 +76,16 @@ struct TanhHalvesOnly {
     asm("tanh.approx.f16x2 %0, %1;" : "=r"(t) : "r"(h));
     const float2 tf = __half22float2(*reinterpret_cast<const __half2*>(&t));
     return make_float2(fmaf(0.5f * v0, tf.x, 0.5f * v0), fmaf(0.5f * v1, tf.y, 0.5f * v1));
+  }
+};
+
+// The exact form with the flush-to-zero instructions (no range fix-ups around the MUFU ones).
+struct ExactFlushToZero {
+  __device__ __forceinline__ float operator()(float v) const {
+    float e, r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(v * -1.44269504088896341f));
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + e));
+    return v * r;
   }
 };
 
@@ -155,6 +166,9 @@ int main() {
     std::printf("%d SMs x %d threads x %d float16 values\n", sms, threads, kVectors * 8);
     measure<EachOf<IdentityEpilogue>>("identity", timer, x, y, sms, threads);
     measure<EachOf<SiluEpilogue>>("exact: ex2, rcp (float32)", timer, x, y, sms, threads);
+    measure<EachOf<ExactFlushToZero>>("exact, flush-to-zero ex2, rcp", timer, x, y, sms, threads);
+    measure<EachOf<SiluNewtonEpilogue>>("ex2 (float32), Newton reciprocal", timer, x, y, sms,
+                                        threads);
     measure<TanhEx2Halves>("tanh, ex2 (float16x2)", timer, x, y, sms, threads);
     measure<Ex2HalvesRcp>("ex2 (float16x2), rcp (float32)", timer, x, y, sms, threads);
     measure<EachOf<SiluTanhEpilogue>>("tanh (float32; bfloat16's)", timer, x, y, sms, threads);
