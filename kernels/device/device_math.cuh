@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/device/vector_io.cuh"
 
@@ -76,7 +77,7 @@ struct SiluEpilogue {
 //   v < -20: y is 0 (a select, not a branch), off by |v| e^v < 4.2e-8.
 // float16's atol (2^-9) would hold only for v >= -8, and a branch to the exact form there cost
 // more than the MUFU operation it saves (measured on the H100, kernels/NOTES.md), so float16
-// takes SiluNewtonEpilogue (below) and float32 (tolerance 1e-5) SiluEpilogue.
+// takes SiluFloat16Epilogue (below) and float32 (tolerance 1e-5) SiluEpilogue.
 struct SiluTanhEpilogue {
   __device__ __forceinline__ float operator()(float v) const {
     const float h = 0.5f * v;
@@ -92,12 +93,8 @@ struct SiluTanhEpilogue {
 // the error: 17^-4 = 1.2e-5 after two, then a few float32 roundings. sigmoid(v) is r for v >= 0
 // and z r for v < 0 (no cancellation for either sign). With ex2's error (2 ulps, plus 1.2 |v|
 // ulps of the rounded argument), y errs by about 2e-5 relative: a 25th of float16's unit
-// roundoff (tests/gpu/silu_epilogue_test.cu measures 0.455 of the tolerance, as the exact
-// form's 0.444), but not enough for float32's 1e-5 tolerance. Large |v|: z flushes to 0, so y
-// is v (1 - 1.2e-5) for v > 0 and -0 for v < 0; no infinity enters the reciprocal.
-// Cheaper than SiluEpilogue's two MUFU operations where the last phase is bound by issuing
-// instructions (grid_registers on SD 1.5: 0.1-0.2 us); bfloat16 keeps SiluTanhEpilogue, since
-// this form was slower on its grid_tiles shapes (H100, kernels/NOTES.md).
+// roundoff, not enough for float32's 1e-5 tolerance. Large |v|: z flushes to 0, so y is
+// v (1 - 1.2e-5) for v > 0 and -0 for v < 0; no infinity enters the reciprocal.
 struct SiluNewtonEpilogue {
   __device__ __forceinline__ float operator()(float v) const {
     float z;
@@ -110,7 +107,63 @@ struct SiluNewtonEpilogue {
   }
 };
 
-// The epilogue a kernel applies to outputs of type T: SiLU's one-MUFU forms for 16-bit types.
+// SiLU as SiluEpilogue, v / (1 + e^-v) with ex2 and rcp, but their flush-to-zero forms: two
+// MUFU operations and three others, none of __expf's and __fdividef's range fix-ups. Errors as
+// SiluEpilogue's or smaller; below v = -88 e^-v is infinite and y is -0.
+struct SiluTwoMufuEpilogue {
+  __device__ __forceinline__ float operator()(float v) const {
+    float e, r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(v * -1.44269504088896341f));
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + e));
+    return v * r;
+  }
+};
+
+// SiLU for float16 outputs. A kernel's last phase, where SiLU does not hide behind memory, is
+// bound both by the MUFU pipe (16 operations a clock an SM on sm_90) and by issuing
+// instructions: SiluNewtonEpilogue takes one MUFU operation and about eleven others,
+// SiluTwoMufuEpilogue two and three. Pairs of values (apply_epilogue) take one of each, 1.5
+// MUFU operations and 7 others a value, which loads both limits about evenly: on the H100,
+// grid_registers' SD 1.5 shape ran its SiLU 0.7 us over GroupNorm with either form alone and
+// 0.5 us with pairs (kernels/NOTES.md). One value at a time: the Newton form.
+struct SiluFloat16Epilogue {
+  static constexpr int kWidth = 2;  // apply_epilogue passes pairs
+  __device__ __forceinline__ float operator()(float v) const { return SiluNewtonEpilogue{}(v); }
+  __device__ __forceinline__ void operator()(float (&v)[2]) const {
+    v[0] = SiluNewtonEpilogue{}(v[0]);
+    v[1] = SiluTwoMufuEpilogue{}(v[1]);
+  }
+};
+
+// How many values an epilogue takes at once: kWidth where it declares one, else 1.
+template <class Epilogue, class = void>
+struct EpilogueWidth : std::integral_constant<int, 1> {};
+template <class Epilogue>
+struct EpilogueWidth<Epilogue, std::void_t<decltype(Epilogue::kWidth)>>
+    : std::integral_constant<int, Epilogue::kWidth> {};
+
+// The epilogue on N values in registers, kWidth at a time where it takes several (and N is a
+// multiple), else one at a time.
+template <class Epilogue, int N>
+__device__ __forceinline__ void apply_epilogue(const Epilogue& epilogue, float (&v)[N]) {
+  constexpr int kWidth = EpilogueWidth<Epilogue>::value;
+  if constexpr (kWidth > 1 && N % kWidth == 0) {
+#pragma unroll
+    for (int e = 0; e < N; e += kWidth) {
+      float group[kWidth];
+#pragma unroll
+      for (int k = 0; k < kWidth; ++k) group[k] = v[e + k];
+      epilogue(group);
+#pragma unroll
+      for (int k = 0; k < kWidth; ++k) v[e + k] = group[k];
+    }
+  } else {
+#pragma unroll
+    for (int e = 0; e < N; ++e) v[e] = epilogue(v[e]);
+  }
+}
+
+// The epilogue a kernel applies to outputs of type T: SiLU's cheaper forms for 16-bit types.
 template <class T, class Epilogue>
 struct EpilogueForData {
   using type = Epilogue;
@@ -121,7 +174,7 @@ struct EpilogueForData<__nv_bfloat16, SiluEpilogue> {
 };
 template <>
 struct EpilogueForData<__half, SiluEpilogue> {
-  using type = SiluNewtonEpilogue;
+  using type = SiluFloat16Epilogue;
 };
 template <class T, class Epilogue>
 using EpilogueFor = typename EpilogueForData<T, Epilogue>::type;

@@ -359,8 +359,9 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
     vector.unpack(e_values);
 #pragma unroll
     for (int e = 0; e < E; ++e)
-      e_values[e] = epilogue(kShifted ? fmaf(e_values[e] - shift[e], scale[e], offset[e])
-                                      : fmaf(e_values[e], scale[e], offset[e]));
+      e_values[e] = kShifted ? fmaf(e_values[e] - shift[e], scale[e], offset[e])
+                             : fmaf(e_values[e], scale[e], offset[e]);
+    apply_epilogue(epilogue, e_values);
     return V::pack(e_values);
   };
   // Up to 8 vectors a thread: their outputs 4 at a time, held or not, before the batch's

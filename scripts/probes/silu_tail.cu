@@ -23,8 +23,10 @@ namespace {
 
 using normbench::kernels::IdentityEpilogue;
 using normbench::kernels::SiluEpilogue;
+using normbench::kernels::SiluFloat16Epilogue;
 using normbench::kernels::SiluNewtonEpilogue;
 using normbench::kernels::SiluTanhEpilogue;
+using normbench::kernels::SiluTwoMufuEpilogue;
 
 // Each form maps two values at a time (forms that take one apply it to each).
 template <class Scalar>
@@ -79,13 +81,13 @@ struct TanhHalvesOnly {
   }
 };
 
-// The exact form with the flush-to-zero instructions (no range fix-ups around the MUFU ones).
-struct ExactFlushToZero {
-  __device__ __forceinline__ float operator()(float v) const {
-    float e, r;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(v * -1.44269504088896341f));
-    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + e));
-    return v * r;
+// Pairs of values through the epilogue's pair form (apply_epilogue), as grid_registers does.
+template <class Form>
+struct Pairs {
+  __device__ __forceinline__ float2 operator()(float v0, float v1) const {
+    float v[2] = {v0, v1};
+    normbench::kernels::apply_epilogue(Form{}, v);
+    return make_float2(v[0], v[1]);
   }
 };
 
@@ -166,8 +168,11 @@ int main() {
     std::printf("%d SMs x %d threads x %d float16 values\n", sms, threads, kVectors * 8);
     measure<EachOf<IdentityEpilogue>>("identity", timer, x, y, sms, threads);
     measure<EachOf<SiluEpilogue>>("exact: ex2, rcp (float32)", timer, x, y, sms, threads);
-    measure<EachOf<ExactFlushToZero>>("exact, flush-to-zero ex2, rcp", timer, x, y, sms, threads);
+    measure<EachOf<SiluTwoMufuEpilogue>>("exact, flush-to-zero ex2, rcp", timer, x, y, sms,
+                                         threads);
     measure<EachOf<SiluNewtonEpilogue>>("ex2 (float32), Newton reciprocal", timer, x, y, sms,
+                                        threads);
+    measure<Pairs<SiluFloat16Epilogue>>("pairs: Newton and flush-to-zero", timer, x, y, sms,
                                         threads);
     measure<TanhEx2Halves>("tanh, ex2 (float16x2)", timer, x, y, sms, threads);
     measure<Ex2HalvesRcp>("ex2 (float16x2), rcp (float32)", timer, x, y, sms, threads);

@@ -38,10 +38,20 @@ std::vector<float> silu_arguments() {
   return v;
 }
 
+// Each argument through every way a kernel applies the epilogue: alone (y[3i]) and as both
+// values of a group of two (apply_epilogue; y[3i + 1] and y[3i + 2]), which may take different
+// forms.
+constexpr int kOutputsPerArgument = 3;
 template <class T, class Epilogue>
 __global__ void apply_each(const float* v, T* y, int64_t n) {
   const int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-  if (i < n) y[i] = static_cast<T>(Epilogue{}(v[i]));
+  if (i >= n) return;
+  const Epilogue epilogue{};
+  float pair[2] = {v[i], v[i]};
+  kernels::apply_epilogue(epilogue, pair);
+  y[kOutputsPerArgument * i] = static_cast<T>(epilogue(v[i]));
+  y[kOutputsPerArgument * i + 1] = static_cast<T>(pair[0]);
+  y[kOutputsPerArgument * i + 2] = static_cast<T>(pair[1]);
 }
 
 // SiLU off by three float16 unit roundoffs, relative, where |y| < 1024: over rtol (two), so the
@@ -51,6 +61,17 @@ struct SiluOffByThreeUnits {
   __device__ float operator()(float v) const {
     const float y = kernels::SiluEpilogue{}(v);
     return fabsf(y) < 1024.0f ? y * (1.0f + 3.0f / 2048.0f) : y;
+  }
+};
+
+// Exact alone, but the second value of each pair off by three unit roundoffs: the test must read
+// what apply_epilogue gives as well.
+struct SiluPairsOffByThreeUnits {
+  static constexpr int kWidth = 2;
+  __device__ float operator()(float v) const { return kernels::SiluEpilogue{}(v); }
+  __device__ void operator()(float (&v)[2]) const {
+    v[0] = kernels::SiluEpilogue{}(v[0]);
+    v[1] = SiluOffByThreeUnits{}(v[1]);
   }
 };
 
@@ -71,11 +92,12 @@ template <class T, class Epilogue>
 Worst worst_error(DType dtype, double overflow) {
   const std::vector<float> v = silu_arguments();
   const auto n = static_cast<int64_t>(v.size());
-  std::vector<T> y(static_cast<size_t>(n));
+  const int64_t outputs = kOutputsPerArgument * n;
+  std::vector<T> y(static_cast<size_t>(outputs));
   float* device_v = nullptr;
   T* device_y = nullptr;
   cudaError_t status = cudaMalloc(&device_v, n * sizeof(float));
-  if (status == cudaSuccess) status = cudaMalloc(&device_y, n * sizeof(T));
+  if (status == cudaSuccess) status = cudaMalloc(&device_y, outputs * sizeof(T));
   if (status == cudaSuccess)
     status = cudaMemcpy(device_v, v.data(), n * sizeof(float), cudaMemcpyHostToDevice);
   if (status == cudaSuccess) {
@@ -84,7 +106,7 @@ Worst worst_error(DType dtype, double overflow) {
     status = cudaGetLastError();
   }
   if (status == cudaSuccess)
-    status = cudaMemcpy(y.data(), device_y, n * sizeof(T), cudaMemcpyDeviceToHost);
+    status = cudaMemcpy(y.data(), device_y, outputs * sizeof(T), cudaMemcpyDeviceToHost);
   cudaFree(device_v);
   cudaFree(device_y);
   Worst worst;
@@ -94,8 +116,9 @@ Worst worst_error(DType dtype, double overflow) {
   }
 
   const Tolerance tolerance = default_tolerance(dtype);
-  for (int64_t i = 0; i < n; ++i) {
-    const double x = v[static_cast<size_t>(i)];
+  for (int64_t i = 0; i < outputs; ++i) {
+    const float argument = v[static_cast<size_t>(i / kOutputsPerArgument)];
+    const double x = argument;
     const double want = x / (1.0 + std::exp(-x));  // -0 where e^-x overflows
     const double got = static_cast<float>(y[static_cast<size_t>(i)]);
     double use = 0.0;
@@ -104,7 +127,7 @@ Worst worst_error(DType dtype, double overflow) {
     else
       use = std::fabs(got - want) / (tolerance.atol + tolerance.rtol * std::fabs(want));
     if (std::isnan(use)) use = INFINITY;  // a NaN output is the worst there is
-    if (use > worst.tolerance_use) worst = {"", use, v[static_cast<size_t>(i)], got, want};
+    if (use > worst.tolerance_use) worst = {"", use, argument, got, want};
   }
   return worst;
 }
@@ -141,6 +164,14 @@ TEST(SiluEpilogueOnGpu, AFormOffByThreeUnitsFailsFloat16) {
   print("float16, off by three units (control)", w);
   EXPECT_GT(w.tolerance_use, 1.0);
   EXPECT_LT(std::fabs(w.want), 1024.0);  // caught where it is off, not at an overflow
+}
+
+TEST(SiluEpilogueOnGpu, APairFormOffByThreeUnitsFailsFloat16) {
+  NORMBENCH_SKIP_WITHOUT_GPU();
+  const Worst w = worst_error<__half, SiluPairsOffByThreeUnits>(DType::float16, kFloat16Overflow);
+  ASSERT_EQ(w.error, "");
+  print("float16, pairs off by three units (control)", w);
+  EXPECT_GT(w.tolerance_use, 1.0);
 }
 
 }  // namespace
