@@ -23,7 +23,7 @@ namespace {
 
 // The values SiLU is applied to: every finite float16 value, then a dense sweep of [-24, 24]
 // (floats between float16's), then values near and beyond float16's largest and float32's (their
-// outputs must overflow to the infinity of their sign, or round to the largest value).
+// outputs must overflow to the infinity of their sign, or round to the largest value), and NaNs.
 std::vector<float> silu_arguments() {
   std::vector<float> v;
   for (uint32_t bits = 0; bits < 0x10000u; ++bits) {
@@ -35,23 +35,34 @@ std::vector<float> silu_arguments() {
   for (int k = 0; k < kSweep; ++k) v.push_back(-24.0f + 48.0f * static_cast<float>(k) / kSweep);
   for (float f : {1e5f, -1e5f, 3e38f, -3e38f, 65504.0f, -65504.0f, 70000.0f, -70000.0f})
     v.push_back(f);
+  // NaNs, whose outputs must be NaN and must leave those of the values grouped with them alone.
+  for (int k = 0; k < 64; ++k) v.push_back(std::nanf(""));
   return v;
 }
 
-// Each argument through every way a kernel applies the epilogue: alone (y[3i]) and as both
-// values of a group of two (apply_epilogue; y[3i + 1] and y[3i + 2]), which may take different
-// forms.
+// Each argument through every way a kernel applies the epilogue (apply_epilogue passes groups
+// of the epilogue's width, which may take other forms than one value alone): alone (y[3i]), in a
+// group of four values (y[3i + 1]) and in a pair (y[3i + 2]).
 constexpr int kOutputsPerArgument = 3;
 template <class T, class Epilogue>
 __global__ void apply_each(const float* v, T* y, int64_t n) {
   const int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
   if (i >= n) return;
   const Epilogue epilogue{};
-  float pair[2] = {v[i], v[i]};
+  // The argument at place i % 4 of a group of four, and at place i % 2 of a pair: every place
+  // of either gets a quarter or half of the arguments; the others are arguments far away (a
+  // group's values must not affect each other's results).
+  const int place4 = static_cast<int>(i % 4), place2 = static_cast<int>(i % 2);
+  float group[4], pair[2];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) group[k] = k == place4 ? v[i] : v[(i + (k + 1) * (n / 5)) % n];
+#pragma unroll
+  for (int k = 0; k < 2; ++k) pair[k] = k == place2 ? v[i] : v[(i + n / 3) % n];
+  kernels::apply_epilogue(epilogue, group);
   kernels::apply_epilogue(epilogue, pair);
   y[kOutputsPerArgument * i] = static_cast<T>(epilogue(v[i]));
-  y[kOutputsPerArgument * i + 1] = static_cast<T>(pair[0]);
-  y[kOutputsPerArgument * i + 2] = static_cast<T>(pair[1]);
+  y[kOutputsPerArgument * i + 1] = static_cast<T>(group[place4]);
+  y[kOutputsPerArgument * i + 2] = static_cast<T>(pair[place2]);
 }
 
 // SiLU off by three float16 unit roundoffs, relative, where |y| < 1024: over rtol (two), so the
@@ -122,7 +133,9 @@ Worst worst_error(DType dtype, double overflow) {
     const double want = x / (1.0 + std::exp(-x));  // -0 where e^-x overflows
     const double got = static_cast<float>(y[static_cast<size_t>(i)]);
     double use = 0.0;
-    if (std::fabs(want) >= overflow)
+    if (std::isnan(want))
+      use = std::isnan(got) ? 0.0 : INFINITY;
+    else if (std::fabs(want) >= overflow)
       use = std::isinf(got) && std::signbit(got) == std::signbit(want) ? 0.0 : INFINITY;
     else
       use = std::fabs(got - want) / (tolerance.atol + tolerance.rtol * std::fabs(want));
