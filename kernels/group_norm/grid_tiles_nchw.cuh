@@ -119,13 +119,18 @@ __device__ void nchw_normalize(const GridTilesArgs& a, int64_t tile,
       if (u < valid) {
         const uint32_t k = (t.begin + static_cast<uint32_t>(i + u * kStride)) / spatial;
         const float scale = scales[k], offset = offsets[k];
-        typename Access::Raw out;
+        // The step's values as one array, so that the epilogue takes them in its groups
+        // (float16 SiLU in pairs; kernels/NOTES.md).
+        float values[kVec];
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
           const float x = Access::get(v[u], e);
-          Access::set(out, e,
-                      epilogue(kShifted ? fmaf(x - shift, scale, offset) : fmaf(x, scale, offset)));
+          values[e] = kShifted ? fmaf(x - shift, scale, offset) : fmaf(x, scale, offset);
         }
+        apply_epilogue(epilogue, values);
+        typename Access::Raw out;
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) Access::set(out, e, values[e]);
         Access::store_streaming(ys + i + u * kStride, out);
       }
     it += valid;
