@@ -15,6 +15,9 @@ namespace normbench::kernels {
 
 // Loads of a thread in flight at once, per loop step.
 constexpr int kGridTilesUnroll = 4;
+// The same in NCHW's normalize loop: two, which left its 64 registers unspilled (float16 SiLU
+// spilled 20 bytes with four, float32 72) and measured faster with SiLU (kernels/NOTES.md).
+constexpr int kGridTilesNormalizeUnroll = 2;
 
 struct GridTilesArgs {
   GridTilesGeometry geo;
