@@ -4,6 +4,7 @@
 // number of accesses.
 #pragma once
 
+#include "kernels/device/stepping_quotient.hpp"
 #include "kernels/group_norm/grid_tiles_access.cuh"
 
 namespace normbench::kernels {
@@ -104,13 +105,9 @@ __device__ void nchw_normalize(const GridTilesArgs& a, int64_t tile,
 
   const T* xs = static_cast<const T*>(a.x) + t.segment * g.group_elements + t.begin;
   T* ys = static_cast<T*>(a.y) + t.segment * g.group_elements + t.begin;
-  // The channel in the group of each step, kept as it goes: a step moves kStride elements,
-  // `step_channels` channels and `step_within` elements on. Two integer divisions a tile instead
-  // of one a step (some twenty instructions, one of them on the MUFU pipe that SiLU needs).
-  const auto spatial = static_cast<uint32_t>(g.spatial);
-  const uint32_t start = t.begin + threadIdx.x * kVec;
-  uint32_t channel = start / spatial, within = start % spatial;
-  const uint32_t step_channels = kStride / spatial, step_within = kStride % spatial;
+  // The channel in the group of each step (its offset in the group over spatial), carried from
+  // step to step rather than divided anew: SiLU needs the MUFU pipe that a division uses.
+  SteppingQuotient channel(t.begin + threadIdx.x * kVec, kStride, static_cast<uint32_t>(g.spatial));
   for (int i = static_cast<int>(threadIdx.x) * kVec; i < t.len;
        i += kStride * kGridTilesNormalizeUnroll) {
     const int valid = min(kGridTilesNormalizeUnroll, (t.len - 1 - i) / kStride + 1);
@@ -124,13 +121,8 @@ __device__ void nchw_normalize(const GridTilesArgs& a, int64_t tile,
 #pragma unroll
     for (int u = 0; u < kGridTilesNormalizeUnroll; ++u)
       if (u < valid) {
-        const float scale = scales[channel], offset = offsets[channel];
-        within += step_within;
-        channel += step_channels;
-        if (within >= spatial) {
-          within -= spatial;
-          ++channel;
-        }
+        const float scale = scales[channel.quotient], offset = offsets[channel.quotient];
+        channel.advance();
         // The step's values as one array, so that the epilogue takes them in its groups
         // (float16 SiLU in pairs; kernels/NOTES.md).
         float values[kVec];
