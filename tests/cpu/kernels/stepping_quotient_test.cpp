@@ -23,7 +23,8 @@ TEST(SteppingQuotient, EqualsTheDivisionAtEveryStep) {
   int wrong = 0;
   for (uint32_t stride : {1u, 7u, 512u, 2048u, 4096u, 100003u})
     for (uint32_t divisor = 1; divisor <= 600; ++divisor)
-      for (uint32_t offset : {0u, 1u, divisor - 1, 12345u}) wrong += mismatches(offset, stride, divisor, 300);
+      for (uint32_t offset : {0u, 1u, divisor - 1, 12345u})
+        wrong += mismatches(offset, stride, divisor, 300);
   for (uint32_t divisor : {4096u, 65536u, 262144u, 1000003u, (1u << 30) + 7u})
     wrong += mismatches(3, 4096, divisor, 2000);
   EXPECT_EQ(wrong, 0);
