@@ -30,11 +30,12 @@ TEST(SteppingQuotient, EqualsTheDivisionAtEveryStep) {
   EXPECT_EQ(wrong, 0);
 }
 
-// Near the top of its range: offsets up to 2^32 - 1 and a divisor just under 2^31.
+// Near the top of its range: offsets up to 3 x 2^30, a divisor just under 2^31 and one just over
+// 2^30.
 TEST(SteppingQuotient, EqualsTheDivisionNearTheTopOfItsRange) {
   const uint32_t divisor = (1u << 31) - 1;
-  const uint32_t stride = divisor - 5;
-  EXPECT_EQ(mismatches(0, stride, divisor, 2), 0);
+  EXPECT_EQ(mismatches(0, divisor - 5, divisor, 2), 0);
+  EXPECT_EQ(mismatches(0, 1u << 30, divisor, 4), 0);
   EXPECT_EQ(mismatches(4096, (1u << 30) - 3, (1u << 30) + 11, 3), 0);
 }
 
