@@ -4,7 +4,7 @@
 // number of accesses.
 #pragma once
 
-#include "kernels/device/stepping_quotient.hpp"
+#include "kernels/device/small_quotient.hpp"
 #include "kernels/group_norm/grid_tiles_access.cuh"
 
 namespace normbench::kernels {

@@ -1,4 +1,4 @@
-#include "kernels/device/stepping_quotient.hpp"
+#include "kernels/device/small_quotient.hpp"
 
 #include <gtest/gtest.h>
 
