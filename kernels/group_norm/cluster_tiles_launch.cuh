@@ -28,6 +28,8 @@ cudaError_t launch_cluster_tiles_kernel(const ClusterTilesPlan& plan, ClusterTil
     // Every block resident for the grid barrier: the launch fails rather than hangs where the
     // plan's occupancy was wrong.
     if (error != cudaSuccess) return error;
+    // Shared vectors come by one bulk copy a slab, contiguous only in chunks of whole rows.
+    if (kShared > 0 && a.chunks != 1) return cudaErrorInvalidValue;
     void* params[] = {&a, &epilogue};
     return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), grid,
                                        dim3(static_cast<unsigned>(plan.threads)), params, shared,

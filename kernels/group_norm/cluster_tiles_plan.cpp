@@ -39,7 +39,8 @@ std::vector<HeldVectors> held_vector_counts(bool grid_barrier) {
 
 // Calls visit(plan) for every chunk of whole groups of at least min_chunk_bytes (16-byte
 // multiples) and every cluster size (grid_barrier: every number of blocks per chunk whose grid
-// is one wave), with the fewest vectors a thread that fit and the model's estimate.
+// is one wave), with the fewest vectors a thread that fit (vectors in shared memory: whole-row
+// chunks only) and the model's estimate.
 template <class Visit>
 void for_each_plan(const ProblemShape& p, int sm_count, int64_t min_chunk_bytes, bool grid_barrier,
                    Visit visit) {
@@ -62,6 +63,9 @@ void for_each_plan(const ProblemShape& p, int sm_count, int64_t min_chunk_bytes,
       // No block without positions (a rank count that ceil_div cannot tell from a smaller one).
       if (grid_barrier && ceil_div(p.spatial, positions) != cluster) continue;
       for (const HeldVectors held : held_vector_counts(grid_barrier)) {
+        // Vectors in shared memory only where the chunk is the whole row (the kernel's one bulk
+        // copy a slab needs the slab contiguous in x).
+        if (held.shared > 0 && chunk_bytes != p.channels * size) continue;
         const int vectors = held.registers;
         const int64_t lanes = ceil_div(positions, held.registers + held.shared);
         if (lanes * columns > kClusterTilesMaxThreads) continue;
