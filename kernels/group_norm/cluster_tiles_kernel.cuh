@@ -42,6 +42,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/device/async_copy.cuh"
 #include "kernels/device/bulk_copy.cuh"
 #include "kernels/device/device_math.cuh"
 #include "kernels/device/element_types.cuh"
@@ -87,12 +88,16 @@ __device__ __forceinline__ void cluster_wait() {
 // Shared memory: the vectors held there (`shared_vectors` 16-byte vectors a thread, vector j
 // of thread t at j * threads + t) and `threads * E` float2 sums of each thread's channels (both
 // in plan.shared_bytes), their totals per channel of the chunk (later each channel's group
-// coefficients), then the cluster's float2 partials of each group (one slot per rank, written
-// by the blocks of the cluster; none with the grid's exchange).
+// coefficients), then the float2 partials of each group: the cluster's (one slot per rank,
+// written by the blocks of the cluster) or, where the grid's kernel holds vectors in shared
+// memory, the chunk's, staged from the workspace (cluster_tiles_staged_partials).
 inline size_t cluster_tiles_shared_bytes(const ClusterTilesPlan& plan) {
-  const int slots = plan.grid_barrier ? 0 : plan.cluster;
-  return plan.shared_bytes +
-         sizeof(float2) * static_cast<size_t>(plan.chunk_channels + slots * plan.chunk_groups);
+  const size_t partials =
+      plan.grid_barrier ? (plan.shared_vectors > 0
+                               ? cluster_tiles_staged_partials(plan.chunk_groups, plan.cluster)
+                               : 0)
+                        : static_cast<size_t>(plan.cluster) * plan.chunk_groups;
+  return plan.shared_bytes + sizeof(float2) * (static_cast<size_t>(plan.chunk_channels) + partials);
 }
 
 // (mean - shift, rstd) of a group from its sums of x - shift and (x - shift)^2. A product with
@@ -321,8 +326,31 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
       __stcg(slots + g * a.cluster + rank, group_total(g));
     load_affine();
     cooperative_groups::this_grid().sync();
-    merge_group_partials<4>(
-        a, [&](int g, int r) { return __ldcg(slots + g * a.cluster + r); }, channel_sums);
+    if constexpr (kShared == 0) {
+      merge_group_partials<4>(
+          a, [&](int g, int r) { return __ldcg(slots + g * a.cluster + r); }, channel_sums);
+    } else {
+      // x held partly in shared memory is the largest x, spread over the most blocks a chunk:
+      // more ranks than a team's loads take in one round trip (three on SDXL's whole-row plan,
+      // 66 ranks of 32 groups in teams of 8: 1.6-1.9 us from the barrier to the
+      // coefficients). So the chunk's partials ([chunk_groups][cluster], contiguous in the
+      // workspace) first come into shared memory by 16-byte async copies from the 16-byte
+      // boundary at or below them: one round trip for all, no registers held across it (SDXL
+      // fp16 0.2-0.4 us faster). In the kernels without shared vectors, whose teams need one
+      // round trip, it cost 0.1-0.3 us (kernels/NOTES.md).
+      const auto start = reinterpret_cast<uintptr_t>(slots);
+      const auto* from = reinterpret_cast<const float4*>(start & ~uintptr_t{15});
+      const int lead = static_cast<int>((start & 15) / sizeof(float2));  // 0 or 1
+      const int count = (lead + a.chunk_groups * a.cluster + 1) / 2;     // 16-byte copies
+      auto* staged = reinterpret_cast<float4*>(channel_sums + a.chunk_channels);
+      for (int i = threadIdx.x; i < count; i += blockDim.x) copy_async16(staged + i, from + i);
+      commit_copies();
+      wait_copies<0>();
+      __syncthreads();
+      const float2* partials = reinterpret_cast<const float2*>(staged) + lead;
+      merge_group_partials<4>(
+          a, [&](int g, int r) { return partials[g * a.cluster + r]; }, channel_sums);
+    }
   } else {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900      // clusters: sm_90 (older devices trap)
     float2* partials = channel_sums + a.chunk_channels;  // [cluster][chunk_groups]

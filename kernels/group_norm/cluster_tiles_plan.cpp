@@ -76,9 +76,16 @@ void for_each_plan(const ProblemShape& p, int sm_count, int64_t min_chunk_bytes,
                                             size_t{16} * static_cast<size_t>(held.shared));
         // The grid barrier needs the real occupancy, not an estimate: one block an SM, which the
         // launch bounds and shared memory below 227 KB guarantee.
+        // The grid's kernel with shared vectors also stages its chunk's partials there.
+        const size_t staged =
+            grid_barrier && held.shared > 0
+                ? 2 * sizeof(float) *
+                      (static_cast<size_t>(groups * group_channels) +
+                       cluster_tiles_staged_partials(static_cast<int>(groups), cluster))
+                : 0;
         const int per_sm =
             grid_barrier
-                ? (shared + 1024 <= (size_t{227} << 10) ? 1 : 0)
+                ? (shared + staged + 1024 <= (size_t{227} << 10) ? 1 : 0)
                 : std::max(1,
                            std::min({2048 / threads, 65536 / (threads * registers),
                                      static_cast<int>((size_t{227} << 10) / (shared + 1024)), 32}));
@@ -113,7 +120,8 @@ void for_each_plan(const ProblemShape& p, int sm_count, int64_t min_chunk_bytes,
             static_cast<double>(waves) * (wave_us + kBlockReductionUs + exchange_us);
         plan.grid_barrier = grid_barrier;
         if (grid_barrier)
-          plan.workspace_bytes = 2 * sizeof(float) * static_cast<size_t>(blocks * groups);
+          plan.workspace_bytes = 2 * sizeof(float) * static_cast<size_t>(blocks * groups) +
+                                 kGridRegistersWorkspacePadding;
         visit(plan);
         break;  // the fewest vectors per thread that fit: more threads, as many bytes in flight
       }

@@ -79,6 +79,15 @@ struct ClusterTilesPlan {
   size_t workspace_bytes = 0;  // grid_barrier: a float2 partial per block and group of a chunk
 };
 
+// The float2 partials of a chunk (`chunk_groups` groups, `cluster` blocks) that a block of the
+// grid's kernel with vectors in shared memory stages there after the grid barrier: one more on
+// each side for the 16-byte copies' alignment (the workspace holds a padding of 16 bytes after
+// the last chunk's).
+inline size_t cluster_tiles_staged_partials(int chunk_groups, int cluster) {
+  return static_cast<size_t>(chunk_groups) * static_cast<size_t>(cluster) + 2;
+}
+constexpr size_t kGridRegistersWorkspacePadding = 16;
+
 // The best plan for `p` on a device of `sm_count` SMs, or the reason none exists. Considers
 // every chunk of whole groups whose channels are a multiple of 16 bytes and every cluster size
 // 1-16 (chunks of at least kClusterTilesMinChunkBytes), and picks the lowest time of a simple

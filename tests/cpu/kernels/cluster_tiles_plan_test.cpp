@@ -137,8 +137,10 @@ TEST(GridRegistersPlan, HoldsEveryPositionOnceInOneWaveOfOneBlockAnSm) {
       EXPECT_LE(plan.blocks, sms);  // one wave, one block an SM
       expect_valid_cut(p, plan);
       EXPECT_LE(plan.shared_bytes + 1024, size_t{227} << 10);
-      // A float2 partial per block and group of its chunk.
-      EXPECT_EQ(plan.workspace_bytes, 8 * static_cast<size_t>(plan.blocks * plan.chunk_groups));
+      // A float2 partial per block and group of its chunk, and the padding that the last
+      // chunk's 16-byte copies may read.
+      EXPECT_EQ(plan.workspace_bytes, 8 * static_cast<size_t>(plan.blocks * plan.chunk_groups) +
+                                          kernels::kGridRegistersWorkspacePadding);
       shared += plan.shared_vectors > 0;
     }
   EXPECT_GE(planned, 25);
@@ -176,6 +178,12 @@ TEST(GridRegistersPlan, TakesTheMeasuredCutsOfTheUnetShapes) {
   EXPECT_EQ(plan_grid_registers(channels_last({1, 256, 137, 137}, 32, DType::float32), 132)
                 .shared_vectors,
             8);
+  // And one whose chunk has an odd number of float2 partials, so that the second sample's
+  // start, staged in shared memory by 16-byte copies, lies half way into one.
+  const ClusterTilesPlan odd =
+      plan_grid_registers(channels_last({2, 600, 62, 63}, 15, DType::float32), 132);
+  EXPECT_GT(odd.shared_vectors, 0);
+  EXPECT_EQ(odd.chunk_groups * odd.cluster % 2, 1);
 }
 
 TEST(GridRegistersPlan, DeclinesNchwUnalignedRowsAndMoreThanTheChipHolds) {
