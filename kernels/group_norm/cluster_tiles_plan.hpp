@@ -81,8 +81,8 @@ struct ClusterTilesPlan {
 
 // The float2 partials of a chunk (`chunk_groups` groups, `cluster` blocks) that a block of the
 // grid's kernel with vectors in shared memory stages there after the grid barrier: one more on
-// each side for the 16-byte copies' alignment (the workspace holds a padding of 16 bytes after
-// the last chunk's).
+// each side for the 16-byte copies' alignment (the workspace of such plans holds a padding of
+// 16 bytes after the last chunk's).
 inline size_t cluster_tiles_staged_partials(int chunk_groups, int cluster) {
   return static_cast<size_t>(chunk_groups) * static_cast<size_t>(cluster) + 2;
 }
