@@ -74,8 +74,6 @@ void for_each_plan(const ProblemShape& p, int sm_count, int64_t min_chunk_bytes,
         const size_t shared =
             static_cast<size_t>(threads) * (size_t{2} * sizeof(float) * channels_per_vector +
                                             size_t{16} * static_cast<size_t>(held.shared));
-        // The grid barrier needs the real occupancy, not an estimate: one block an SM, which the
-        // launch bounds and shared memory below 227 KB guarantee.
         // The grid's kernel with shared vectors also stages its chunk's partials there.
         const size_t staged =
             grid_barrier && held.shared > 0
@@ -83,6 +81,8 @@ void for_each_plan(const ProblemShape& p, int sm_count, int64_t min_chunk_bytes,
                       (static_cast<size_t>(groups * group_channels) +
                        cluster_tiles_staged_partials(static_cast<int>(groups), cluster))
                 : 0;
+        // The grid barrier needs the real occupancy, not an estimate: one block an SM, which the
+        // launch bounds and shared memory below 227 KB guarantee.
         const int per_sm =
             grid_barrier
                 ? (shared + staged + 1024 <= (size_t{227} << 10) ? 1 : 0)

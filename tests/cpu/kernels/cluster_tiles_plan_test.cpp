@@ -137,6 +137,11 @@ TEST(GridRegistersPlan, HoldsEveryPositionOnceInOneWaveOfOneBlockAnSm) {
       EXPECT_LE(plan.blocks, sms);  // one wave, one block an SM
       expect_valid_cut(p, plan);
       EXPECT_LE(plan.shared_bytes + 1024, size_t{227} << 10);
+      if (plan.shared_vectors > 0) {  // with the channel totals and the staged partials too
+        const size_t staged = 8 * (plan.chunk_channels + kernels::cluster_tiles_staged_partials(
+                                                             plan.chunk_groups, plan.cluster));
+        EXPECT_LE(plan.shared_bytes + staged + 1024, size_t{227} << 10);
+      }
       // A float2 partial per block and group of its chunk, and with shared vectors the padding
       // that the last chunk's 16-byte copies may read.
       EXPECT_EQ(plan.workspace_bytes,
