@@ -87,17 +87,12 @@ __device__ __forceinline__ void cluster_wait() {
 
 // Shared memory: the vectors held there (`shared_vectors` 16-byte vectors a thread, vector j
 // of thread t at j * threads + t) and `threads * E` float2 sums of each thread's channels (both
-// in plan.shared_bytes), their totals per channel of the chunk (later each channel's group
-// coefficients), then the float2 partials of each group: the cluster's (one slot per rank,
-// written by the blocks of the cluster) or, where the grid's kernel holds vectors in shared
-// memory, the chunk's, staged from the workspace (cluster_tiles_staged_partials).
+// in plan.shared_bytes), then the channels' totals and the groups' partials
+// (cluster_tiles_exchange_bytes).
 inline size_t cluster_tiles_shared_bytes(const ClusterTilesPlan& plan) {
-  const size_t partials =
-      plan.grid_barrier ? (plan.shared_vectors > 0
-                               ? cluster_tiles_staged_partials(plan.chunk_groups, plan.cluster)
-                               : 0)
-                        : static_cast<size_t>(plan.cluster) * plan.chunk_groups;
-  return plan.shared_bytes + sizeof(float2) * (static_cast<size_t>(plan.chunk_channels) + partials);
+  return plan.shared_bytes + cluster_tiles_exchange_bytes(plan.chunk_channels, plan.chunk_groups,
+                                                          plan.cluster, plan.grid_barrier,
+                                                          plan.shared_vectors);
 }
 
 // (mean - shift, rstd) of a group from its sums of x - shift and (x - shift)^2. A product with

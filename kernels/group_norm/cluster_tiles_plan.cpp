@@ -77,9 +77,8 @@ void for_each_plan(const ProblemShape& p, int sm_count, int64_t min_chunk_bytes,
         // The grid's kernel with shared vectors also stages its chunk's partials there.
         const size_t staged =
             grid_barrier && held.shared > 0
-                ? 2 * sizeof(float) *
-                      (static_cast<size_t>(groups * group_channels) +
-                       cluster_tiles_staged_partials(static_cast<int>(groups), cluster))
+                ? cluster_tiles_exchange_bytes(static_cast<int>(groups * group_channels),
+                                               static_cast<int>(groups), cluster, true, held.shared)
                 : 0;
         // The grid barrier needs the real occupancy, not an estimate: one block an SM, which the
         // launch bounds and shared memory below 227 KB guarantee.

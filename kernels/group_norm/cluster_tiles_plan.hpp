@@ -79,12 +79,17 @@ struct ClusterTilesPlan {
   size_t workspace_bytes = 0;  // grid_barrier: a float2 partial per block and group of a chunk
 };
 
-// The float2 partials of a chunk (`chunk_groups` groups, `cluster` blocks) that a block of the
-// grid's kernel with vectors in shared memory stages there after the grid barrier: one more on
-// each side for the 16-byte copies' alignment (the workspace of such plans holds a padding of
+// The kernel's shared memory beyond ClusterTilesPlan::shared_bytes: each channel's float2 totals
+// (later its group's coefficients), then the float2 partials of each group: the cluster's (one
+// slot per rank, written by the blocks of the cluster) or, where the grid's kernel holds vectors
+// in shared memory, the chunk's, staged from the workspace after the grid barrier (one more on
+// each side for the 16-byte copies' alignment: the workspace of such plans holds a padding of
 // 16 bytes after the last chunk's).
-inline size_t cluster_tiles_staged_partials(int chunk_groups, int cluster) {
-  return static_cast<size_t>(chunk_groups) * static_cast<size_t>(cluster) + 2;
+inline size_t cluster_tiles_exchange_bytes(int chunk_channels, int chunk_groups, int cluster,
+                                           bool grid_barrier, int shared_vectors) {
+  const size_t partials = static_cast<size_t>(chunk_groups) * static_cast<size_t>(cluster);
+  const size_t slots = !grid_barrier ? partials : shared_vectors > 0 ? partials + 2 : 0;
+  return 2 * sizeof(float) * (static_cast<size_t>(chunk_channels) + slots);
 }
 constexpr size_t kGridRegistersWorkspacePadding = 16;
 

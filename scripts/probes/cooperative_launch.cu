@@ -147,11 +147,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 }
 
-struct Case {
-  std::string name;
-  std::function<void(cudaStream_t)> run;
-};
-
 // An ordinary launch or a cooperative one of `kernel` over `blocks` blocks.
 template <class... Args>
 std::function<void(cudaStream_t)> launcher(void (*kernel)(Args...), bool cooperative, int blocks,
@@ -220,14 +215,6 @@ int main() {
       "%d SMs, %d threads a block (one an SM), one pass on %d blocks; median, min and "
       "max of 201 event-timed samples (us)\n",
       sms, kThreads, blocks);
-  for (int round = 0; round < 3; ++round) {
-    for (const bool cold : {true, false}) {
-      for (const Case& c : cases) {
-        const LaunchTimer::Timing t = timer.time(c.run, cold, 201);
-        std::printf("round %d %s  %-54s median %6.2f  min %6.2f  max %6.2f\n", round,
-                    cold ? "cold" : "warm", c.name.c_str(), t.median, t.min, t.max);
-      }
-    }
-  }
+  print_case_timings(timer, cases, 3, 201, 54);
   return 0;
 }

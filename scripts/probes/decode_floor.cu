@@ -85,11 +85,6 @@ __global__ void __launch_bounds__(1024)
   }
 }
 
-struct Case {
-  std::string name;
-  std::function<void(cudaStream_t)> run;
-};
-
 }  // namespace
 
 int main() {
@@ -145,14 +140,6 @@ int main() {
                    }});
 
   std::printf("median, min and max of 101 event-timed launches (us)\n");
-  for (int round = 0; round < 2; ++round) {  // two rounds: the spread between them is noise
-    for (const bool cold : {true, false}) {
-      for (const Case& c : cases) {
-        const LaunchTimer::Timing t = timer.time(c.run, cold, 101);
-        std::printf("round %d  %-5s %-46s median %6.2f  min %6.2f  max %6.2f\n", round,
-                    cold ? "cold" : "warm", c.name.c_str(), t.median, t.min, t.max);
-      }
-    }
-  }
+  print_case_timings(timer, cases, 2, 101, 46);  // two rounds: the spread between them is noise
   return 0;
 }

@@ -109,11 +109,6 @@ __global__ void write_pass(const uint4* x, uint4* y, int64_t count, const float*
   }
 }
 
-struct Case {
-  std::string name;
-  std::function<void(cudaStream_t)> run;
-};
-
 }  // namespace
 
 int main() {

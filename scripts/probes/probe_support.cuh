@@ -1,8 +1,9 @@
 // What the timing probes under scripts/probes share: the error check (probe_check.cuh),
 // normbench's L2 eviction before a cold sample (app/device/device_checks.cu: a read of the buffer
 // at evict-last priority, then its lines discarded), a spin that keeps the GPU busy so that a
-// warm sample's launch is queued before the spin ends, and the event-timed loop over samples
-// that uses them. Each probe is its own program and includes this once.
+// warm sample's launch is queued before the spin ends, the event-timed loop over samples that
+// uses them, and the rounds over named cases that most probes print. Each probe is its own
+// program and includes this once.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -11,6 +12,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "probe_check.cuh"
@@ -99,5 +102,27 @@ class LaunchTimer {
   unsigned* sink_ = nullptr;
   cudaEvent_t start_, stop_;
 };
+
+// A launch a probe times, by name.
+struct Case {
+  std::string name;
+  std::function<void(cudaStream_t)> run;
+};
+
+// `rounds` rounds (their spread is the noise) of every case whose name contains `only`, cold
+// then warm, `samples` launches each: a line a case, its name in `name_width` columns.
+inline void print_case_timings(const LaunchTimer& timer, const std::vector<Case>& cases, int rounds,
+                               int samples, int name_width, const std::string& only = "") {
+  for (int round = 0; round < rounds; ++round) {
+    for (const bool cold : {true, false}) {
+      for (const Case& c : cases) {
+        if (c.name.find(only) == std::string::npos) continue;
+        const LaunchTimer::Timing t = timer.time(c.run, cold, samples);
+        std::printf("round %d  %-5s %-*s median %6.2f  min %6.2f  max %6.2f\n", round,
+                    cold ? "cold" : "warm", name_width, c.name.c_str(), t.median, t.min, t.max);
+      }
+    }
+  }
+}
 
 }  // namespace

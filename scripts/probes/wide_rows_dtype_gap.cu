@@ -51,11 +51,6 @@ void launch(void* x, void* w, void* b, void* y, int rows, int hidden, cudaStream
       <<<rows, threads, 0, s>>>(t, IdentityEpilogue{}, row_vectors, 1.0f / hidden, 1e-5f, 0);
 }
 
-struct Case {
-  std::string name;
-  std::function<void(cudaStream_t)> run;
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -138,15 +133,6 @@ int main(int argc, char** argv) {
   add_hints(std::integral_constant<int, 2>{});
 
   std::printf("hidden %d; median, min and max of %d event-timed launches (us)\n", hidden, samples);
-  for (int round = 0; round < (only.empty() ? 2 : 1); ++round) {
-    for (const bool cold : {true, false}) {
-      for (const Case& c : cases) {
-        if (c.name.find(only) == std::string::npos) continue;
-        const LaunchTimer::Timing t = timer.time(c.run, cold, samples);
-        std::printf("round %d  %-5s %-36s median %6.2f  min %6.2f  max %6.2f\n", round,
-                    cold ? "cold" : "warm", c.name.c_str(), t.median, t.min, t.max);
-      }
-    }
-  }
+  print_case_timings(timer, cases, (only.empty() ? 2 : 1), samples, 36, only);
   return 0;
 }

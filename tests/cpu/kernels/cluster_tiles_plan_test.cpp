@@ -138,8 +138,8 @@ TEST(GridRegistersPlan, HoldsEveryPositionOnceInOneWaveOfOneBlockAnSm) {
       expect_valid_cut(p, plan);
       EXPECT_LE(plan.shared_bytes + 1024, size_t{227} << 10);
       if (plan.shared_vectors > 0) {  // with the channel totals and the staged partials too
-        const size_t staged = 8 * (plan.chunk_channels + kernels::cluster_tiles_staged_partials(
-                                                             plan.chunk_groups, plan.cluster));
+        const size_t staged = kernels::cluster_tiles_exchange_bytes(
+            plan.chunk_channels, plan.chunk_groups, plan.cluster, true, plan.shared_vectors);
         EXPECT_LE(plan.shared_bytes + staged + 1024, size_t{227} << 10);
       }
       // A float2 partial per block and group of its chunk, and with shared vectors the padding
