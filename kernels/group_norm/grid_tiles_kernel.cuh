@@ -86,9 +86,19 @@ __device__ void prefetch_params(const GridTilesArgs& a) {
 #endif
 }
 
-template <class T, bool kChannelsLast, int kVec, class Epilogue>
+// The kernel's two paths (below: every tile a whole part, or a cooperative launch with grid
+// barriers) in one instantiation, chosen by GridTilesArgs::cooperative, or one path each. Apart,
+// ptxas spilled less in the channels-last instantiations at their 64 registers (16-bit data
+// 84 / 152 bytes of spill stores / loads -> 44-52 / 80-92), and on the H100 the 8 x 512 x 64 x 64
+// bfloat16 NHWC GroupNorm took 36.4 us instead of 37.1; NCHW keeps both in one (apart, the VAE's
+// float16 SiLU ran 0.3 us slower; kernels/NOTES.md).
+enum class GridTilesPaths { ordinary, cooperative, both };
+
+template <class T, bool kChannelsLast, int kVec, class Epilogue, GridTilesPaths kPaths>
 __global__ void __launch_bounds__(kGridTilesThreads, kGridTilesBlocksPerSm)
     grid_tiles_kernel(const GridTilesArgs a) {
+  constexpr bool kOrdinary = kPaths != GridTilesPaths::cooperative;
+  constexpr bool kCooperative = kPaths != GridTilesPaths::ordinary;
   using Raw = typename TileAccess<T, kVec>::Raw;
   extern __shared__ uint4 smem[];
   const GridTilesGeometry& g = a.geo;
@@ -109,7 +119,8 @@ __global__ void __launch_bounds__(kGridTilesThreads, kGridTilesBlocksPerSm)
   const int warp = static_cast<int>(threadIdx.x) / 32;
   prefetch_params<T>(a);
 
-  if (!a.cooperative) {  // every tile is a whole part: its groups' partials are all here
+  // Every tile is a whole part: its groups' partials are all here.
+  if (kOrdinary && (!kCooperative || !a.cooperative)) {
     for (int64_t tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
       int it = 0;
       statistics(tile, it);
@@ -123,23 +134,26 @@ __global__ void __launch_bounds__(kGridTilesThreads, kGridTilesBlocksPerSm)
     return;
   }
 
-  const cooperative_groups::grid_group grid = cooperative_groups::this_grid();
-  int it = 0;
-  for (int64_t tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) statistics(tile, it);
-  grid.sync();
-  const int64_t workers = int64_t{gridDim.x} * kGridTilesWarps;
-  for (int64_t s = int64_t{blockIdx.x} * kGridTilesWarps + warp; s < g.samples * g.groups;
-       s += workers)
-    merge_group<T>(a, s);
-  grid.sync();
-  if (blockIdx.x >= g.tiles) return;
-  // Last tile first: the accesses not held were read last, so L2 still has most of them.
-  int end = it;
-  const int64_t last = blockIdx.x + (g.tiles - 1 - blockIdx.x) / gridDim.x * gridDim.x;
-  for (int64_t tile = last; tile >= blockIdx.x; tile -= gridDim.x) {
-    const int start = end - static_cast<int>(g.thread_chunks(tile, static_cast<int>(threadIdx.x)));
-    normalize(tile, start);
-    end = start;
+  if constexpr (kCooperative) {
+    const cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    int it = 0;
+    for (int64_t tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) statistics(tile, it);
+    grid.sync();
+    const int64_t workers = int64_t{gridDim.x} * kGridTilesWarps;
+    for (int64_t s = int64_t{blockIdx.x} * kGridTilesWarps + warp; s < g.samples * g.groups;
+         s += workers)
+      merge_group<T>(a, s);
+    grid.sync();
+    if (blockIdx.x >= g.tiles) return;
+    // Last tile first: the accesses not held were read last, so L2 still has most of them.
+    int end = it;
+    const int64_t last = blockIdx.x + (g.tiles - 1 - blockIdx.x) / gridDim.x * gridDim.x;
+    for (int64_t tile = last; tile >= blockIdx.x; tile -= gridDim.x) {
+      const int start =
+          end - static_cast<int>(g.thread_chunks(tile, static_cast<int>(threadIdx.x)));
+      normalize(tile, start);
+      end = start;
+    }
   }
 }
 

@@ -13,7 +13,12 @@ namespace normbench::kernels {
 template <class T, bool kChannelsLast, int kVec, class Epilogue>
 cudaError_t launch_grid_tiles_kernel(const GridTilesPlan& plan, GridTilesArgs a,
                                      cudaStream_t stream) {
-  const auto kernel = grid_tiles_kernel<T, kChannelsLast, kVec, Epilogue>;
+  const auto kernel = [&] {
+    using Paths = GridTilesPaths;
+    if constexpr (!kChannelsLast) return grid_tiles_kernel<T, false, kVec, Epilogue, Paths::both>;
+    return a.cooperative ? grid_tiles_kernel<T, true, kVec, Epilogue, Paths::cooperative>
+                         : grid_tiles_kernel<T, true, kVec, Epilogue, Paths::ordinary>;
+  }();
   cudaError_t error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(plan.smem_bytes));
   // All of the unified L1/shared memory as shared memory: two blocks of ~113 KB per SM.

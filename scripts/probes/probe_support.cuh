@@ -71,9 +71,11 @@ class LaunchTimer {
     CHECK(cudaEventCreate(&stop_));
   }
 
-  // `samples` launches of run(stream).
+  // `samples` launches of run(stream), each after before(stream) where given (queued after the
+  // eviction or spin, outside the timed events).
   template <class Run>
-  Timing time(Run&& run, bool cold, int samples) const {
+  Timing time(Run&& run, bool cold, int samples,
+              const std::function<void(cudaStream_t)>& before = {}) const {
     std::vector<float> us;
     for (int rep = 0; rep < samples; ++rep) {
       if (cold) {
@@ -82,6 +84,7 @@ class LaunchTimer {
       } else {
         spin<<<1, 1, 0, stream_>>>(50000);
       }
+      if (before) before(stream_);
       CHECK(cudaEventRecord(start_, stream_));
       run(stream_);
       CHECK(cudaEventRecord(stop_, stream_));
