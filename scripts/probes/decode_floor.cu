@@ -9,19 +9,32 @@
 // to it is measured, not estimated. Cold (L2 evicted before each launch) and warm (data left
 // in L2), as decode.json's problems. Two and four vectors a thread (normbench's kernels use two
 // here); the faster is the floor of this pattern.
+// With row counts as arguments, the skeletons of each op instead, parameters included (RMSNorm:
+// x and its weight -> y; LayerNorm: x, weight and bias -> y; add_rms_norm: x, the residual and
+// the weight -> y and the sum), for hidden sizes 4096, 5120 and 8192 at those row counts, with
+// one, two and four vectors a thread (torch.compile's kernels take one), and beside them the
+// kernel normbench's default runs for that problem in bfloat16 (row_in_registers: the wide_rows
+// kernel with its plan and hints, families/wide_rows.cuh), timed in the same process: where it
+// takes what the skeleton takes, decode.json's ties with torch.compile are at the floor of this
+// pattern.
 // Not part of normbench: a probe for kernels/NOTES.md.
 //
-//   nvcc -O3 -std=c++17 -arch=sm_90 -o decode_floor scripts/probes/decode_floor.cu
-//   ./decode_floor
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I. -o decode_floor scripts/probes/decode_floor.cu \
+//     kernels/families/wide_rows_plan.cpp kernels/problem_shape.cpp kernels/tensor_roles.cpp
+//   ./decode_floor               (the 128- and 512-row data movement, no parameters)
+//   ./decode_floor 1 8 32 128 512   (each op with its parameters at these row counts)
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "kernels/families/wide_rows.cuh"
+#include "kernels/families/wide_rows_plan.hpp"
 #include "probe_support.cuh"
 
 namespace {
@@ -85,21 +98,150 @@ __global__ void __launch_bounds__(1024)
   }
 }
 
+// Pseudo-random bfloat16 values in [-1, 1), so that LayerNorm takes its usual one reduction (a
+// constant row takes its exact second pass).
+__global__ void fill_values(uint4* data, int64_t count) {
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    unsigned words[4];
+    for (int k = 0; k < 4; ++k) {
+      unsigned h = static_cast<unsigned>(i * 4 + k) * 2654435761u;
+      h ^= h >> 15;
+      // Two bfloat16 values: a sign, an exponent of 2^-7 .. 2^-1 and 7 bits of mantissa each.
+      const unsigned lo = (h & 1u) << 15 | (120u + (h >> 1) % 7u) << 7 | ((h >> 4) & 0x7fu);
+      const unsigned hi = (h >> 11 & 1u) << 15 | (120u + (h >> 12) % 7u) << 7 | ((h >> 16) & 0x7fu);
+      words[k] = lo | hi << 16;
+    }
+    data[i] = make_uint4(words[0], words[1], words[2], words[3]);
+  }
+}
+
+// One op's skeleton: `tensors` inputs and outputs, `params` parameter rows, `vectors` a thread.
+void launch_op_skeleton(int tensors, int params, int vectors, int rows, int row_vectors,
+                        const uint4* x, const uint4* residual, uint4* y, uint4* sum,
+                        const uint4* weights, cudaStream_t s) {
+  const int threads = (row_vectors / vectors + 31) / 32 * 32;
+  const auto go = [&](auto kernel) {
+    kernel<<<rows, threads, 0, s>>>(x, residual, y, sum, row_vectors, weights);
+  };
+  if (tensors == 1 && params == 1 && vectors == 1) go(row_skeleton<1, 1, 1>);
+  if (tensors == 1 && params == 1 && vectors == 2) go(row_skeleton<1, 2, 1>);
+  if (tensors == 1 && params == 1 && vectors == 4) go(row_skeleton<1, 4, 1>);
+  if (tensors == 1 && params == 2 && vectors == 1) go(row_skeleton<1, 1, 2>);
+  if (tensors == 1 && params == 2 && vectors == 2) go(row_skeleton<1, 2, 2>);
+  if (tensors == 1 && params == 2 && vectors == 4) go(row_skeleton<1, 4, 2>);
+  if (tensors == 2 && params == 1 && vectors == 1) go(row_skeleton<2, 1, 1>);
+  if (tensors == 2 && params == 1 && vectors == 2) go(row_skeleton<2, 2, 1>);
+  if (tensors == 2 && params == 1 && vectors == 4) go(row_skeleton<2, 4, 1>);
+}
+
+// The row kernel of normbench's `<op>.row_in_registers` (what `<op>.default` runs on decode rows)
+// for `rows` bfloat16 rows of `hidden`, with the hints of its plan: RMSNorm evict-last loads and
+// evict-first stores, add_rms_norm the same with early parameters, LayerNorm one guarded
+// reduction, and the tail prefetch beyond two blocks an SM; early parameters where
+// plan_wide_rows_variant gives them (rows that start at once, up to four blocks an SM for
+// RMSNorm and two for the others).
+std::function<void(cudaStream_t)> normbench_kernel(const std::string& op, int rows, int hidden,
+                                                   int sms, const uint4* x, const uint4* residual,
+                                                   uint4* y, uint4* sum, const uint4* weights) {
+  using namespace normbench;
+  using namespace normbench::kernels;
+  ProblemFormat format;
+  format.dtype = DType::bfloat16;
+  format.param_dtype = DType::bfloat16;
+  const Op kind = op == "rms_norm"     ? Op::rms_norm
+                  : op == "layer_norm" ? Op::layer_norm
+                                       : Op::add_rms_norm;
+  const ProblemShape p =
+      make_problem_shape(kind, {rows, hidden}, {hidden}, 0, 1e-5, 1.0, true, format);
+  const bool all_at_once = rows <= 4 * sms;
+  const bool early = rows <= (kind == Op::rms_norm ? 4 : 2) * sms;
+  const WideRowsPlan plan = plan_wide_rows(p, all_at_once);
+  KernelArgs args;
+  args.x = x;
+  args.residual = kind == Op::add_rms_norm ? residual : nullptr;
+  args.weight = weights;
+  args.bias = kind == Op::layer_norm ? weights + hidden / 8 : nullptr;
+  args.y = y;
+  args.sum = kind == Op::add_rms_norm ? sum : nullptr;
+  constexpr int kRms = kWideRowsEvictLastLoads | kWideRowsStreamStores;
+  constexpr int kLayer = kWideRowsOneReduction | kWideRowsPrefetchTail;
+  return [=](cudaStream_t s) {
+    KernelArgs a = args;
+    a.stream = s;
+    const IdentityEpilogue e{};
+    cudaError_t error = cudaSuccess;
+    if (kind == Op::rms_norm)
+      error = early ? launch_wide_rows<Norm::rms, kRms | kWideRowsEarlyParams>(p, plan, a, e)
+                    : launch_wide_rows<Norm::rms, kRms>(p, plan, a, e);
+    if (kind == Op::add_rms_norm)
+      error = launch_wide_rows<Norm::add_rms, kRms | kWideRowsEarlyParams>(p, plan, a, e);
+    if (kind == Op::layer_norm)
+      error = early
+                  ? launch_wide_rows<Norm::centered, kWideRowsOneReduction | kWideRowsEarlyParams>(
+                        p, plan, a, e)
+                  : launch_wide_rows<Norm::centered, kLayer>(p, plan, a, e);
+    CHECK(error);
+  };
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   const int64_t max_vectors = int64_t{512} * 8192 * 2 / 16;  // 512 rows of 8192 16-bit values
   uint4 *x, *residual, *y, *sum;
   for (uint4** p : {&x, &residual, &y, &sum}) {
     CHECK(cudaMalloc(p, max_vectors * 16));
     CHECK(cudaMemset(*p, 0, max_vectors * 16));
   }
+  fill_values<<<1024, 256>>>(x, max_vectors);
+  fill_values<<<1024, 256>>>(residual, max_vectors);
+  CHECK(cudaDeviceSynchronize());
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   const LaunchTimer timer(stream);
 
   std::vector<Case> cases = {{"latency floor: 4 cache lines (1 warp)",
                               [=](cudaStream_t s) { copy_vectors<<<1, 32, 0, s>>>(x, y, 32); }}};
+  uint4* params;
+  CHECK(cudaMalloc(&params, 2 * 8192 * 2));
+  CHECK(cudaMemset(params, 0, 2 * 8192 * 2));
+  int device = 0, sms = 0;
+  CHECK(cudaGetDevice(&device));
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  if (argc > 1) {
+    struct Op {
+      const char* name;
+      int tensors, params;
+    };
+    for (const Op op :
+         {Op{"rms_norm    ", 1, 1}, Op{"layer_norm  ", 1, 2}, Op{"add_rms_norm", 2, 1}})
+      for (const int hidden : {4096, 5120, 8192})
+        for (int a = 1; a < argc; ++a) {
+          const int rows = std::atoi(argv[a]);
+          if (rows < 1 || rows > 512) {
+            std::printf("rows %s: not between 1 and 512\n", argv[a]);
+            return 2;
+          }
+          const int row_vectors = hidden * 2 / 16;
+          std::string name = op.name;
+          name.erase(name.find_last_not_of(' ') + 1);
+          cases.push_back({std::string(op.name) + " " + std::to_string(rows) + " x " +
+                               std::to_string(hidden) + ", normbench's kernel",
+                           normbench_kernel(name, rows, hidden, sms, x, residual, y, sum, params)});
+          for (const int vectors : {1, 2, 4})
+            cases.push_back({std::string(op.name) + " " + std::to_string(rows) + " x " +
+                                 std::to_string(hidden) + ", " + std::to_string(vectors) +
+                                 " vectors",
+                             [=](cudaStream_t s) {
+                               launch_op_skeleton(op.tensors, op.params, vectors, rows, row_vectors,
+                                                  x, residual, y, sum, params, s);
+                             }});
+        }
+    std::printf("median, min and max of 101 event-timed launches (us)\n");
+    print_case_timings(timer, cases, 2, 101, 46);
+    return 0;
+  }
   for (const int tensors : {1, 2}) {
     for (const int hidden : {4096, 5120, 8192}) {
       for (const int rows : {128, 512}) {
@@ -126,9 +268,6 @@ int main() {
   }
 
   // With the parameters: LayerNorm's weight and bias, add_rms_norm's weight.
-  uint4* params;
-  CHECK(cudaMalloc(&params, 2 * 8192 * 2));
-  CHECK(cudaMemset(params, 0, 2 * 8192 * 2));
   cases.push_back({"x -> y       512 x 4096 + weight, bias, 2 vectors", [=](cudaStream_t s) {
                      row_skeleton<1, 2, 2><<<512, 256, 0, s>>>(x, residual, y, sum, 512, params);
                    }});
