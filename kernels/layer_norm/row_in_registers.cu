@@ -11,9 +11,9 @@ namespace {
 // no hints (the prefetch was not measured on them).
 constexpr int kHints16 = kWideRowsOneReduction | kWideRowsPrefetchTail;
 // Where the rows start at once (up to two blocks an SM, where the plan also loads the
-// parameters early) there is no tail to prefetch, and the prefetch's code alone cost up to 0.2
-// us: on the H100 one bfloat16 row of 4096, warm, took 4.06 us without it against 4.26 (1-32
-// rows of 4096 and 8192, cold and warm: the same or faster; kernels/NOTES.md).
+// parameters early) there is no tail to prefetch (the launch passes a distance of 0), yet the
+// prefetch's code alone cost up to 0.2 us: on the H100, decode.json's LayerNorms of 1-8 rows
+// took 0.05-0.25 us less without it, those of 32-128 rows the same within 0.1 (kernels/NOTES.md).
 constexpr int kHints16AtOnce = kWideRowsOneReduction;
 
 KernelPlan plan(const ProblemShape& p, const DeviceCaps& device) {
