@@ -356,6 +356,10 @@ inline bool wide_rows_start_at_once(const ProblemShape& p, const DeviceCaps& dev
 //   SM: up to two blocks an SM that does not matter; RMSNorm (a weight only) gained up to 4
 //   blocks an SM as well (-3% to -10% on 512 rows), LayerNorm (weight and bias) lost there (up
 //   to +23%);
+// - no tail prefetch where the parameters come early: those rows all start at once, so the
+//   launch prefetches nothing (distance 0), yet the prefetch's code alone cost LayerNorm up to
+//   0.2 us on the H100 (decode.json's 16-bit LayerNorms of 1-8 rows 0.05-0.25 us faster without
+//   it, those of 32-128 rows the same within 0.1; kernels/NOTES.md);
 // - kWideRowsLatencyVectors up to four blocks an SM (measured on 1-128 rows, and on the 24
 //   512-row problems of configs/decode.json: 0.14-0.59 us faster than four vectors a thread on
 //   22 of them, the same on add_rms_norm's 8192, and eight vectors slower on all;
@@ -365,7 +369,8 @@ KernelPlan plan_wide_rows_variant(const ProblemShape& p, const DeviceCaps& devic
                                   Epilogue epilogue) {
   const WideRowsPlan rows = plan_wide_rows(p, wide_rows_start_at_once(p, device, 4));
   if (wide_rows_start_at_once(p, device, kNorm == Norm::rms ? 4 : 2))
-    return plan_wide_rows_launch<kNorm, kHints | kWideRowsEarlyParams>(p, rows, epilogue);
+    return plan_wide_rows_launch<kNorm, (kHints | kWideRowsEarlyParams) & ~kWideRowsPrefetchTail>(
+        p, rows, epilogue);
   return plan_wide_rows_launch<kNorm, kHints>(p, rows, epilogue);
 }
 

@@ -129,22 +129,7 @@ __global__ void __launch_bounds__(kThreads, 1) barrier_kernel(unsigned* arrived)
 template <int kKind>
 __global__ void __launch_bounds__(kThreads, 1)
     one_pass(const uint4* x, uint4* y, int64_t count, unsigned* arrived) {
-  const int64_t base = int64_t{blockIdx.x} * kVectors * kThreads + threadIdx.x;
-  uint4 v[kVectors];
-#pragma unroll
-  for (int j = 0; j < kVectors; ++j) {
-    const int64_t i = base + int64_t{j} * kThreads;
-    v[j] = i < count ? x[i] : make_uint4(0, 0, 0, 0);
-  }
-  unsigned mix = 1u;
-#pragma unroll
-  for (int j = 0; j < kVectors; ++j) mix += v[j].x & 0x3fu;  // a dependency on every load
-  barrier<kKind>(arrived);
-#pragma unroll
-  for (int j = 0; j < kVectors; ++j) {
-    const int64_t i = base + int64_t{j} * kThreads;
-    if (i < count) y[i] = make_uint4(v[j].x ^ mix, v[j].y, v[j].z, v[j].w);
-  }
+  one_pass_in_registers<kThreads, kVectors>(x, y, count, [&] { barrier<kKind>(arrived); });
 }
 
 // An ordinary launch or a cooperative one of `kernel` over `blocks` blocks.
@@ -165,9 +150,7 @@ std::function<void(cudaStream_t)> launcher(void (*kernel)(Args...), bool coopera
 }  // namespace
 
 int main() {
-  int device = 0, sms = 0;
-  CHECK(cudaGetDevice(&device));
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = sm_count();
   const int64_t bytes = int64_t{2} * 320 * 128 * 128 * 2;
   const int64_t count = bytes / 16;
   if (int64_t{sms} * kThreads * kVectors < count || sms > 4096) {

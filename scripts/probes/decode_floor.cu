@@ -206,9 +206,7 @@ int main(int argc, char** argv) {
   uint4* params;
   CHECK(cudaMalloc(&params, 2 * 8192 * 2));
   CHECK(cudaMemset(params, 0, 2 * 8192 * 2));
-  int device = 0, sms = 0;
-  CHECK(cudaGetDevice(&device));
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = sm_count();
   if (argc > 1) {
     struct Op {
       const char* name;

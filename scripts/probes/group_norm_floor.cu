@@ -112,9 +112,7 @@ __global__ void write_pass(const uint4* x, uint4* y, int64_t count, const float*
 }  // namespace
 
 int main() {
-  int device = 0, sms = 0;
-  CHECK(cudaGetDevice(&device));
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = sm_count();
   const int64_t max_bytes = int64_t{2} * 320 * 128 * 128 * 2;
   uint4 *x, *y;
   float* sum;

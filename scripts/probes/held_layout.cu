@@ -38,22 +38,8 @@ constexpr int64_t kCount = int64_t{kSamples} * kPositions * kColumns;  // vector
 // The skeleton of cooperative_launch.cu: 20 vectors a thread in registers.
 constexpr int kRegisterThreads = 512, kRegisterVectors = 20;
 __global__ void __launch_bounds__(kRegisterThreads, 1) registers_pass(const uint4* x, uint4* y) {
-  const int64_t base = int64_t{blockIdx.x} * kRegisterVectors * kRegisterThreads + threadIdx.x;
-  uint4 v[kRegisterVectors];
-#pragma unroll
-  for (int j = 0; j < kRegisterVectors; ++j) {
-    const int64_t i = base + int64_t{j} * kRegisterThreads;
-    v[j] = i < kCount ? x[i] : make_uint4(0, 0, 0, 0);
-  }
-  unsigned mix = 1u;
-#pragma unroll
-  for (int j = 0; j < kRegisterVectors; ++j) mix += v[j].x & 0x3fu;
-  cooperative_groups::this_grid().sync();
-#pragma unroll
-  for (int j = 0; j < kRegisterVectors; ++j) {
-    const int64_t i = base + int64_t{j} * kRegisterThreads;
-    if (i < kCount) y[i] = make_uint4(v[j].x ^ mix, v[j].y, v[j].z, v[j].w);
-  }
+  one_pass_in_registers<kRegisterThreads, kRegisterVectors>(
+      x, y, kCount, [] { cooperative_groups::this_grid().sync(); });
 }
 
 // grid_registers' plan of SDXL fp16.
@@ -134,9 +120,7 @@ std::function<void(cudaStream_t)> cooperative(void (*kernel)(Args...), int block
 }  // namespace
 
 int main() {
-  int device = 0, sms = 0;
-  CHECK(cudaGetDevice(&device));
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = sm_count();
   const int register_blocks =
       static_cast<int>((kCount + int64_t{kRegisterVectors} * kRegisterThreads - 1) /
                        (int64_t{kRegisterVectors} * kRegisterThreads));

@@ -50,6 +50,39 @@ __global__ void spin(unsigned long long nanoseconds) {
   } while (now - start < nanoseconds);
 }
 
+// The current device's number of SMs.
+inline int sm_count() {
+  int device = 0, sms = 0;
+  CHECK(cudaGetDevice(&device));
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
+// The one-pass skeleton of x held in registers (cooperative_launch.cu, held_layout.cu): thread t
+// of block b loads vectors b * kVectors * kThreads + t + j * kThreads (j < kVectors, below
+// `count`), sums one word of each (so that every load is waited for), calls barrier(), and
+// stores each vector with that sum mixed into it.
+template <int kThreads, int kVectors, class Barrier>
+__device__ __forceinline__ void one_pass_in_registers(const uint4* x, uint4* y, int64_t count,
+                                                      const Barrier& barrier) {
+  const int64_t base = int64_t{blockIdx.x} * kVectors * kThreads + threadIdx.x;
+  uint4 v[kVectors];
+#pragma unroll
+  for (int j = 0; j < kVectors; ++j) {
+    const int64_t i = base + int64_t{j} * kThreads;
+    v[j] = i < count ? x[i] : make_uint4(0, 0, 0, 0);
+  }
+  unsigned mix = 1u;
+#pragma unroll
+  for (int j = 0; j < kVectors; ++j) mix += v[j].x & 0x3fu;
+  barrier();
+#pragma unroll
+  for (int j = 0; j < kVectors; ++j) {
+    const int64_t i = base + int64_t{j} * kThreads;
+    if (i < count) y[i] = make_uint4(v[j].x ^ mix, v[j].y, v[j].z, v[j].w);
+  }
+}
+
 // Event-timed samples of one launch on one stream: cold (L2 evicted before each sample by a read
 // of twice its size and the discard of its lines) or warm (queued behind a 50 us spin, as
 // normbench's hold). Owns the eviction buffer and the events.
