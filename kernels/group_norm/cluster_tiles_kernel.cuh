@@ -12,8 +12,9 @@
 //              its threads' sums per channel, then per group, in fixed orders;
 //   exchange   the block writes its partial of each group into every block's shared memory
 //              (a slot per rank), a cluster barrier, then each block adds the partials of its
-//              groups from its own slots in a fixed order (merge_group_partials), in double:
-//              every block gets the same bits, and the run the same result every time;
+//              groups from its own slots in a fixed order (merge_group_partials; in double
+//              for float32 data, in float for 16-bit data): every block gets the same bits,
+//              and the run the same result every time;
 //   output     y = (x - shift) * scale + offset from registers (scale = rstd * weight, offset =
 //              bias - (mean - shift) * scale; 16-bit data: x * scale + offset - shift * scale),
 //              the epilogue, one rounding, streaming stores.
@@ -26,7 +27,7 @@
 // group_norm.grid_registers is the same kernel with the chunk's blocks spread over the whole
 // grid instead of one cluster (kGrid): each block stores its partials in the workspace, one
 // grid barrier (a cooperative launch: every block resident), then each block adds its groups'
-// partials from there in a fixed order (a team of lanes per group, in double). Where a
+// partials from there in a fixed order (a team of lanes per group). Where a
 // cluster's 16 SMs cannot hold a chunk, or clusters would leave most SMs idle, the whole chip
 // holds x (beyond 12 vectors a thread, 8 or 16 more in shared memory: kShared, by bulk copies,
 // so on sm_90 only) and it is still read once.
@@ -97,23 +98,35 @@ inline size_t cluster_tiles_shared_bytes(const ClusterTilesPlan& plan) {
 
 // (mean - shift, rstd) of a group from its sums of x - shift and (x - shift)^2. A product with
 // the host's reciprocal of the count, not a division: a double division is some forty
-// dependent instructions, on the path between the barrier and the first store.
+// dependent instructions, on the path between the barrier and the first store. In double for
+// float32 data (tolerance 1e-5); in float for 16-bit data, whose outputs round at 2^-9 or
+// 2^-11: the merge's and these few float roundings add to the float partials' own (each some
+// fifty roundings of a block's sums) less than they hold, and the variance's cancellation
+// amplifies both alike. On the H100 the float merge took 0.1-0.25 us off most channels-last
+// GroupNorms of diffusion.json, SDXL's 2 x 320 x 128 x 128 float16 included (kernels/NOTES.md).
 __device__ __forceinline__ float2 group_coefficients(double sum, double squares,
                                                      const ClusterTilesArgs& a) {
   const double mean = sum * a.inverse_count;  // of x - shift
   const double variance = fmax(fma(squares, a.inverse_count, -mean * mean), 0.0);
   return make_float2(static_cast<float>(mean), static_cast<float>(rsqrt(variance + a.eps)));
 }
+__device__ __forceinline__ float2 group_coefficients(float sum, float squares,
+                                                     const ClusterTilesArgs& a) {
+  const auto inverse_count = static_cast<float>(a.inverse_count);
+  const float mean = sum * inverse_count;
+  const float variance = fmaxf(fmaf(squares, inverse_count, -mean * mean), 0.0f);
+  return make_float2(mean, rsqrtf(variance + a.eps));
+}
 
 // The coefficients of every group of the chunk, from `partial(g, r)`: group g's float2 sums of
 // rank r, written as float2 (mean - shift, rstd) for each of its channels into `table`. A team
-// of lanes of one warp adds a group's partials in double (kBatch loads a lane issued before any
+// of lanes of one warp adds a group's partials in Sum (kBatch loads a lane issued before any
 // is added: from L2, one round trip for up to kBatch x team ranks), the teams as wide as the
 // block leaves room for, so that every group is added at once where the block has a warp for
 // every two groups. The order of the additions depends only on the block size and the ranks:
 // every block of a chunk gets the same bits. (Every register here is one fewer for x: the
 // cluster's kernel, whose partials are in shared memory, loads one at a time.)
-template <int kBatch, class Partial>
+template <int kBatch, class Sum, class Partial>
 __device__ __forceinline__ void merge_group_partials(const ClusterTilesArgs& a,
                                                      const Partial& partial, float2* table) {
   const int warps = static_cast<int>(blockDim.x) / 32;  // the plan's threads: a multiple of 32
@@ -126,7 +139,7 @@ __device__ __forceinline__ void merge_group_partials(const ClusterTilesArgs& a,
   for (int first = 0; first < a.chunk_groups; first += teams) {
     const int g = first + (static_cast<int>(threadIdx.x) >> team_bits);
     const bool active = g < a.chunk_groups;
-    double sum = 0.0, squares = 0.0;
+    Sum sum = 0, squares = 0;
     for (int r0 = 0; r0 < a.cluster; r0 += kBatch * team) {
       float2 s[kBatch];
 #pragma unroll
@@ -162,6 +175,7 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
                                                    const Epilogue& epilogue) {
   using V = RawVector<T>;
   constexpr int E = V::kCount;
+  using MergeSum = std::conditional_t<std::is_same_v<T, float>, double, float>;
   extern __shared__ float4 shared_vectors[];
   float4* held = shared_vectors;  // [kShared][threads]
   auto* shared = reinterpret_cast<float2*>(shared_vectors + kShared * blockDim.x);
@@ -322,7 +336,7 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
     load_affine();
     cooperative_groups::this_grid().sync();
     if constexpr (kShared == 0) {
-      merge_group_partials<4>(
+      merge_group_partials<4, MergeSum>(
           a, [&](int g, int r) { return __ldcg(slots + g * a.cluster + r); }, channel_sums);
     } else {
       // x held partly in shared memory is the largest x, spread over the most blocks a chunk:
@@ -343,7 +357,7 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
       wait_copies<0>();
       __syncthreads();
       const float2* partials = reinterpret_cast<const float2*>(staged) + lead;
-      merge_group_partials<4>(
+      merge_group_partials<4, MergeSum>(
           a, [&](int g, int r) { return partials[g * a.cluster + r]; }, channel_sums);
     }
   } else {
@@ -358,7 +372,7 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
     }
     cluster_arrive();  // partials written into every block (release) ...
     cluster_wait();    // ... and every block's written into this one (acquire)
-    merge_group_partials<1>(
+    merge_group_partials<1, MergeSum>(
         a, [&](int g, int r) { return partials[r * a.chunk_groups + g]; }, channel_sums);
 #endif
   }
