@@ -102,8 +102,9 @@ inline size_t cluster_tiles_shared_bytes(const ClusterTilesPlan& plan) {
 // float32 data (tolerance 1e-5); in float for 16-bit data, whose outputs round at 2^-9 or
 // 2^-11: the merge's and these few float roundings add to the float partials' own (each some
 // fifty roundings of a block's sums) less than they hold, and the variance's cancellation
-// amplifies both alike. On the H100 the float merge took 0.1-0.25 us off most channels-last
-// GroupNorms of diffusion.json, SDXL's 2 x 320 x 128 x 128 float16 included (kernels/NOTES.md).
+// amplifies both alike. On the H100 the float merge took 0.1-0.25 us off most of
+// diffusion.json's grid_registers shapes, SDXL's 2 x 320 x 128 x 128 float16 included
+// (kernels/NOTES.md).
 __device__ __forceinline__ float2 group_coefficients(double sum, double squares,
                                                      const ClusterTilesArgs& a) {
   const double mean = sum * a.inverse_count;  // of x - shift
