@@ -9,9 +9,9 @@
 // launch shape with the same hints.
 // Not part of normbench: a probe for kernels/NOTES.md.
 //
-//   nvcc -O3 -std=c++17 -arch=sm_90 -I. -o decode_cache_hints scripts/probes/decode_cache_hints.cu
-//   \
-//     kernels/families/wide_rows_plan.cpp kernels/problem_shape.cpp kernels/tensor_roles.cpp
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I. -o decode_cache_hints \
+//     scripts/probes/decode_cache_hints.cu kernels/families/wide_rows_plan.cpp \
+//     kernels/problem_shape.cpp kernels/tensor_roles.cpp
 //   ./decode_cache_hints [ROWS...]       (default 1 8 32 128 512)
 #include <cuda_runtime.h>
 
@@ -22,20 +22,13 @@
 #include <string>
 #include <vector>
 
-#include "kernels/families/wide_rows.cuh"
-#include "kernels/families/wide_rows_plan.hpp"
 #include "probe_support.cuh"
+#include "row_kernel.cuh"
 
 namespace {
 
 using namespace normbench;
 using namespace normbench::kernels;
-
-__global__ void copy_vectors(const uint4* x, uint4* y, int64_t count) {
-  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
-       i += int64_t{gridDim.x} * blockDim.x)
-    y[i] = x[i];
-}
 
 // A row a block, kVectors vectors a thread, loaded and stored with wide_rows' hints kHints.
 template <int kVectors, int kHints>
@@ -67,25 +60,9 @@ __global__ void copy_rows(const __nv_bfloat16* x, __nv_bfloat16* y, int row_vect
   }
 }
 
-// Pseudo-random bfloat16 values in [-1, 1) (decode_floor.cu's): LayerNorm's one reduction.
-__global__ void fill_values(uint4* data, int64_t count) {
-  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
-       i += int64_t{gridDim.x} * blockDim.x) {
-    unsigned words[4];
-    for (int k = 0; k < 4; ++k) {
-      unsigned h = static_cast<unsigned>(i * 4 + k) * 2654435761u;
-      h ^= h >> 15;
-      const unsigned lo = (h & 1u) << 15 | (120u + (h >> 1) % 7u) << 7 | ((h >> 4) & 0x7fu);
-      const unsigned hi = (h >> 11 & 1u) << 15 | (120u + (h >> 12) % 7u) << 7 | ((h >> 16) & 0x7fu);
-      words[k] = lo | hi << 16;
-    }
-    data[i] = make_uint4(words[0], words[1], words[2], words[3]);
-  }
-}
-
 constexpr int kLoadsStores[] = {
-    kWideRowsEvictLastLoads | kWideRowsStreamStores,  // RMSNorm's and add_rms_norm's
-    0,                                                // LayerNorm's
+    kShippedRmsLoadsStores,
+    kShippedLayerNormLoadsStores,
     kWideRowsStreamLoads | kWideRowsStreamStores,
     kWideRowsStreamStores,
     kWideRowsStreamLoads,
@@ -100,45 +77,11 @@ std::string hint_name(int hints) {
   return "loads " + loads + ", stores " + stores;
 }
 
-// normbench's row kernel for `op` with the load and store hints kLoadsStores[kSet] in place of
-// its own, the rest of its hints as its variant has them: early parameters (add_rms_norm always;
-// the others where plan_wide_rows_variant adds them, without the tail prefetch then) and
-// LayerNorm's one reduction.
-template <int kSet>
-std::function<void(cudaStream_t)> row_kernel(Op op, int rows, int hidden, int sms,
-                                             const KernelArgs& args) {
-  ProblemFormat format;
-  format.dtype = DType::bfloat16;
-  format.param_dtype = DType::bfloat16;
-  const ProblemShape p =
-      make_problem_shape(op, {rows, hidden}, {hidden}, 0, 1e-5, 1.0, true, format);
-  const WideRowsPlan plan = plan_wide_rows(p, rows <= 4 * sms);
-  const bool early = rows <= (op == Op::rms_norm ? 4 : 2) * sms;
-  constexpr int kHints = kLoadsStores[kSet];
-  constexpr int kLayer = kHints | kWideRowsOneReduction;
-  return [=](cudaStream_t s) {
-    KernelArgs a = args;
-    a.stream = s;
-    const IdentityEpilogue e{};
-    cudaError_t error = cudaSuccess;
-    if (op == Op::rms_norm)
-      error = early ? launch_wide_rows<Norm::rms, kHints | kWideRowsEarlyParams>(p, plan, a, e)
-                    : launch_wide_rows<Norm::rms, kHints>(p, plan, a, e);
-    if (op == Op::add_rms_norm)
-      error = launch_wide_rows<Norm::add_rms, kHints | kWideRowsEarlyParams>(p, plan, a, e);
-    if (op == Op::layer_norm)
-      error = early
-                  ? launch_wide_rows<Norm::centered, kLayer | kWideRowsEarlyParams>(p, plan, a, e)
-                  : launch_wide_rows<Norm::centered, kLayer | kWideRowsPrefetchTail>(p, plan, a, e);
-    CHECK(error);
-  };
-}
-
 template <int... kSets>
 std::vector<std::function<void(cudaStream_t)>> row_kernels(std::integer_sequence<int, kSets...>,
                                                            Op op, int rows, int hidden, int sms,
                                                            const KernelArgs& args) {
-  return {row_kernel<kSets>(op, rows, hidden, sms, args)...};
+  return {row_kernel<kLoadsStores[kSets]>(op, rows, hidden, sms, args)...};
 }
 
 template <int... kSets>
@@ -180,19 +123,12 @@ int main(int argc, char** argv) {
   const LaunchTimer timer(stream);
   const int sms = sm_count();
 
-  std::vector<Case> cases = {{"latency floor: 4 cache lines (1 warp)",
-                              [=](cudaStream_t s) { copy_vectors<<<1, 32, 0, s>>>(x, y, 32); }}};
+  std::vector<Case> cases = {latency_floor_case(x, y)};
   const auto sets = std::make_integer_sequence<int, kHintSets>{};
   for (const Op op : {Op::rms_norm, Op::add_rms_norm, Op::layer_norm})
     for (const int hidden : {4096, 5120, 8192})
       for (const int rows : row_counts) {
-        KernelArgs args;
-        args.x = x;
-        args.residual = op == Op::add_rms_norm ? residual : nullptr;
-        args.weight = params;
-        args.bias = op == Op::layer_norm ? params + hidden / 8 : nullptr;
-        args.y = y;
-        args.sum = op == Op::add_rms_norm ? sum : nullptr;
+        const KernelArgs args = row_kernel_args(op, hidden, x, residual, y, sum, params);
         const std::string shape = std::string(op == Op::rms_norm       ? "rms_norm    "
                                               : op == Op::add_rms_norm ? "add_rms_norm"
                                                                        : "layer_norm  ") +

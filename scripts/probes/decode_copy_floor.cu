@@ -26,12 +26,6 @@
 
 namespace {
 
-__global__ void copy_vectors(const uint4* x, uint4* y, int64_t count) {
-  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
-       i += int64_t{gridDim.x} * blockDim.x)
-    y[i] = x[i];
-}
-
 // Each thread loads kVectors vectors (block-strided, so that a warp's accesses are contiguous)
 // before it stores any; kStreaming: ld.global.cs / st.global.cs (evict-first) instead of plain.
 // Grid-stride over the blocks given, so that one block an SM is a shape as well as one wave.
@@ -121,9 +115,8 @@ int main() {
         auto& b = best[{size, cold}];
         if (b.second.empty() || t.median < b.first) b = {t.median, name};
       };
-      report(-1, "latency floor: 4 cache lines (1 warp)",
-             timer.time([=](cudaStream_t s) { copy_vectors<<<1, 32, 0, s>>>(x, y, 32); }, cold,
-                        kSamples));
+      const Case floor = latency_floor_case(x, y);
+      report(-1, floor.name, timer.time(floor.run, cold, kSamples));
       for (int size = 0; size < static_cast<int>(sizes.size()); ++size) {
         const int64_t count = sizes[size].bytes / 16;
         const std::string what = std::string(sizes[size].name) + ": ";

@@ -33,17 +33,10 @@
 #include <string>
 #include <vector>
 
-#include "kernels/families/wide_rows.cuh"
-#include "kernels/families/wide_rows_plan.hpp"
 #include "probe_support.cuh"
+#include "row_kernel.cuh"
 
 namespace {
-
-__global__ void copy_vectors(const uint4* x, uint4* y, int64_t count) {
-  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
-       i += int64_t{gridDim.x} * blockDim.x)
-    y[i] = x[i];
-}
 
 // Row r of `tensors` inputs (in[k] + r * row_vectors) summed and written to as many outputs;
 // with kParams, each output also takes kParams parameter vectors (the same row for every block,
@@ -98,24 +91,6 @@ __global__ void __launch_bounds__(1024)
   }
 }
 
-// Pseudo-random bfloat16 values in [-1, 1), so that LayerNorm takes its usual one reduction (a
-// constant row takes its exact second pass).
-__global__ void fill_values(uint4* data, int64_t count) {
-  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
-       i += int64_t{gridDim.x} * blockDim.x) {
-    unsigned words[4];
-    for (int k = 0; k < 4; ++k) {
-      unsigned h = static_cast<unsigned>(i * 4 + k) * 2654435761u;
-      h ^= h >> 15;
-      // Two bfloat16 values: a sign, an exponent of 2^-7 .. 2^-1 and 7 bits of mantissa each.
-      const unsigned lo = (h & 1u) << 15 | (120u + (h >> 1) % 7u) << 7 | ((h >> 4) & 0x7fu);
-      const unsigned hi = (h >> 11 & 1u) << 15 | (120u + (h >> 12) % 7u) << 7 | ((h >> 16) & 0x7fu);
-      words[k] = lo | hi << 16;
-    }
-    data[i] = make_uint4(words[0], words[1], words[2], words[3]);
-  }
-}
-
 // One op's skeleton: `tensors` inputs and outputs, `params` parameter rows, `vectors` a thread.
 void launch_op_skeleton(int tensors, int params, int vectors, int rows, int row_vectors,
                         const uint4* x, const uint4* residual, uint4* y, uint4* sum,
@@ -135,54 +110,19 @@ void launch_op_skeleton(int tensors, int params, int vectors, int rows, int row_
   if (tensors == 2 && params == 1 && vectors == 4) go(row_skeleton<2, 4, 1>);
 }
 
-// The row kernel of normbench's `<op>.row_in_registers` (what `<op>.default` runs on decode rows)
-// for `rows` bfloat16 rows of `hidden`, with the hints of its plan: RMSNorm evict-last loads and
-// evict-first stores, add_rms_norm the same with early parameters, LayerNorm one guarded
-// reduction, and the tail prefetch beyond two blocks an SM; early parameters where
-// plan_wide_rows_variant gives them (rows that start at once, up to four blocks an SM for
-// RMSNorm and two for the others).
+// The row kernel normbench's `<op>.default` runs on decode rows (`<op>.row_in_registers`), with
+// its own hints (row_kernel.cuh).
 std::function<void(cudaStream_t)> normbench_kernel(const std::string& op, int rows, int hidden,
                                                    int sms, const uint4* x, const uint4* residual,
                                                    uint4* y, uint4* sum, const uint4* weights) {
-  using namespace normbench;
-  using namespace normbench::kernels;
-  ProblemFormat format;
-  format.dtype = DType::bfloat16;
-  format.param_dtype = DType::bfloat16;
+  using normbench::Op;
   const Op kind = op == "rms_norm"     ? Op::rms_norm
                   : op == "layer_norm" ? Op::layer_norm
                                        : Op::add_rms_norm;
-  const ProblemShape p =
-      make_problem_shape(kind, {rows, hidden}, {hidden}, 0, 1e-5, 1.0, true, format);
-  const bool all_at_once = rows <= 4 * sms;
-  const bool early = rows <= (kind == Op::rms_norm ? 4 : 2) * sms;
-  const WideRowsPlan plan = plan_wide_rows(p, all_at_once);
-  KernelArgs args;
-  args.x = x;
-  args.residual = kind == Op::add_rms_norm ? residual : nullptr;
-  args.weight = weights;
-  args.bias = kind == Op::layer_norm ? weights + hidden / 8 : nullptr;
-  args.y = y;
-  args.sum = kind == Op::add_rms_norm ? sum : nullptr;
-  constexpr int kRms = kWideRowsEvictLastLoads | kWideRowsStreamStores;
-  constexpr int kLayer = kWideRowsOneReduction | kWideRowsPrefetchTail;
-  return [=](cudaStream_t s) {
-    KernelArgs a = args;
-    a.stream = s;
-    const IdentityEpilogue e{};
-    cudaError_t error = cudaSuccess;
-    if (kind == Op::rms_norm)
-      error = early ? launch_wide_rows<Norm::rms, kRms | kWideRowsEarlyParams>(p, plan, a, e)
-                    : launch_wide_rows<Norm::rms, kRms>(p, plan, a, e);
-    if (kind == Op::add_rms_norm)
-      error = launch_wide_rows<Norm::add_rms, kRms | kWideRowsEarlyParams>(p, plan, a, e);
-    if (kind == Op::layer_norm)
-      error = early
-                  ? launch_wide_rows<Norm::centered, kWideRowsOneReduction | kWideRowsEarlyParams>(
-                        p, plan, a, e)
-                  : launch_wide_rows<Norm::centered, kLayer>(p, plan, a, e);
-    CHECK(error);
-  };
+  const normbench::KernelArgs args = row_kernel_args(kind, hidden, x, residual, y, sum, weights);
+  return kind == Op::layer_norm
+             ? row_kernel<kShippedLayerNormLoadsStores>(kind, rows, hidden, sms, args)
+             : row_kernel<kShippedRmsLoadsStores>(kind, rows, hidden, sms, args);
 }
 
 }  // namespace
@@ -201,8 +141,7 @@ int main(int argc, char** argv) {
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   const LaunchTimer timer(stream);
 
-  std::vector<Case> cases = {{"latency floor: 4 cache lines (1 warp)",
-                              [=](cudaStream_t s) { copy_vectors<<<1, 32, 0, s>>>(x, y, 32); }}};
+  std::vector<Case> cases = {latency_floor_case(x, y)};
   uint4* params;
   CHECK(cudaMalloc(&params, 2 * 8192 * 2));
   CHECK(cudaMemset(params, 0, 2 * 8192 * 2));

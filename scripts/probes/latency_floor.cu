@@ -24,13 +24,6 @@ namespace {
 
 __global__ void empty_kernel() {}
 
-// Each thread copies one 16-byte vector: `count` vectors from x to y.
-__global__ void copy_vectors(const uint4* x, uint4* y, int64_t count) {
-  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
-       i += int64_t{gridDim.x} * blockDim.x)
-    y[i] = x[i];
-}
-
 // A row of `vecs` 16-byte vectors per block, summed (one block reduction, as a norm's
 // statistics need) and written back scaled: the data movement and one barrier of a row kernel.
 __global__ void row_reduce_copy(const uint4* x, uint4* y, int vecs) {

@@ -41,6 +41,32 @@ __global__ void discard_all(const char* data, int64_t bytes) {
     asm volatile("discard.global.L2 [%0], 128;" ::"l"(data + offset) : "memory");
 }
 
+// Each thread copies 16-byte vectors, grid-striding: `count` of them from x to y. On one warp and
+// 32 vectors (four cache lines), the latency floor as normbench measures it.
+__global__ void copy_vectors(const uint4* x, uint4* y, int64_t count) {
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
+       i += int64_t{gridDim.x} * blockDim.x)
+    y[i] = x[i];
+}
+
+// Pseudo-random bfloat16 values in [-1, 1), so that LayerNorm takes its usual one reduction (a
+// constant row takes its exact second pass).
+__global__ void fill_values(uint4* data, int64_t count) {
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    unsigned words[4];
+    for (int k = 0; k < 4; ++k) {
+      unsigned h = static_cast<unsigned>(i * 4 + k) * 2654435761u;
+      h ^= h >> 15;
+      // Two bfloat16 values: a sign, an exponent of 2^-7 .. 2^-1 and 7 bits of mantissa each.
+      const unsigned lo = (h & 1u) << 15 | (120u + (h >> 1) % 7u) << 7 | ((h >> 4) & 0x7fu);
+      const unsigned hi = (h >> 11 & 1u) << 15 | (120u + (h >> 12) % 7u) << 7 | ((h >> 16) & 0x7fu);
+      words[k] = lo | hi << 16;
+    }
+    data[i] = make_uint4(words[0], words[1], words[2], words[3]);
+  }
+}
+
 // Keeps the GPU busy for `nanoseconds`, so that the timed launch is queued before it ends.
 __global__ void spin(unsigned long long nanoseconds) {
   unsigned long long start, now;
@@ -144,6 +170,12 @@ struct Case {
   std::string name;
   std::function<void(cudaStream_t)> run;
 };
+
+// The latency floor as normbench measures it: one warp reading and writing four cache lines.
+inline Case latency_floor_case(const uint4* x, uint4* y) {
+  return {"latency floor: 4 cache lines (1 warp)",
+          [=](cudaStream_t s) { copy_vectors<<<1, 32, 0, s>>>(x, y, 32); }};
+}
 
 // `rounds` rounds (their spread is the noise) of every case whose name contains `only`, cold
 // then warm, `samples` launches each: a line a case, its name in `name_width` columns.
