@@ -12,7 +12,7 @@
 //              its threads' sums per channel, then per group, in fixed orders;
 //   exchange   the block writes its partial of each group into every block's shared memory
 //              (a slot per rank), a cluster barrier, then each block adds the partials of its
-//              groups from its own slots in a fixed order (merge_group_partials; in double
+//              groups from its own slots in a fixed order (merge_cluster_partials; in double
 //              for float32 data, in float for 16-bit data): every block gets the same bits,
 //              and the run the same result every time;
 //   output     y = (x - shift) * scale + offset from registers (scale = rstd * weight, offset =
@@ -119,20 +119,91 @@ __device__ __forceinline__ float2 group_coefficients(float sum, float squares,
   return make_float2(mean, rsqrtf(variance + a.eps));
 }
 
+// The width of the teams of lanes that add a group's partials, each in one warp, as a power of
+// two: as wide as the block leaves room for, so that every group is added at once where the
+// block has a warp for every two groups. The same for every block of a chunk.
+__device__ __forceinline__ int merge_team_bits(int chunk_groups) {
+  const int warps = static_cast<int>(blockDim.x) / 32;  // the plan's threads: a multiple of 32
+  int bits = 5;
+  while (bits > 0 && (warps << (5 - bits)) < chunk_groups) --bits;
+  return bits;
+}
+
 // The coefficients of every group of the chunk, from `partial(g, r)`: group g's float2 sums of
-// rank r, written as float2 (mean - shift, rstd) for each of its channels into `table`. A team
-// of lanes of one warp adds a group's partials in Sum (kBatch loads a lane issued before any
-// is added: from L2, one round trip for up to kBatch x team ranks), the teams as wide as the
-// block leaves room for, so that every group is added at once where the block has a warp for
-// every two groups. The order of the additions depends only on the block size and the ranks:
-// every block of a chunk gets the same bits. (Every register here is one fewer for x: the
-// cluster's kernel, whose partials are in shared memory, loads one at a time.)
-template <int kBatch, class Sum, class Partial>
+// rank r, written as float2 (mean - shift, rstd) for each of its channels into `table`, by
+// teams of 1 << kTeamBits lanes (merge_team_bits; merge_group_partials below picks the
+// instantiation, so that the width is a constant). A lane adds its ranks (member, member +
+// team, ...) in Sum, all of its loads (up to kLoads) issued before it adds any: one round trip
+// to L2. Then the team's shuffle levels, with no branch between them; warps whose teams have no
+// group skip the round. The order of the additions depends only on the block size and the
+// ranks: every block of a chunk gets the same bits. After the grid barrier every step is on
+// the path to the first store, and what costs is one warp's chain of dependent instructions:
+// against batches of 4 loads with the width known only at run time (mostly indexing, bounds
+// predicates and branches), this took 0.05-0.25 us off the grid kernel's shapes on the H100 and
+// 0.2-0.4 us off SDXL's 2 x 320 x 128 x 128 float16 (kernels/NOTES.md).
+template <int kTeamBits, int kLoads, class Sum, class Partial>
+__device__ __forceinline__ void merge_team_partials(const ClusterTilesArgs& a,
+                                                    const Partial& partial, float2* table) {
+  constexpr int kTeam = 1 << kTeamBits;
+  const int teams = static_cast<int>(blockDim.x) >> kTeamBits;
+  const int member = static_cast<int>(threadIdx.x) & (kTeam - 1);
+  const int warp_team = (static_cast<int>(threadIdx.x) & ~31) >> kTeamBits;  // its first
+  const int loads = max(0, (a.cluster - member + kTeam - 1) >> kTeamBits);   // this lane's ranks
+  for (int first = 0; first < a.chunk_groups; first += teams) {
+    if (first + warp_team >= a.chunk_groups) break;  // the whole warp, and every later round
+    const int g = first + (static_cast<int>(threadIdx.x) >> kTeamBits);
+    const int n = g < a.chunk_groups ? loads : 0;
+    Sum sum = 0, squares = 0;
+    for (int k0 = 0; k0 < n; k0 += kLoads) {
+      float2 s[kLoads];
+#pragma unroll
+      for (int k = 0; k < kLoads; ++k)
+        s[k] = k0 + k < n ? partial(g, member + (k0 + k) * kTeam) : make_float2(0.0f, 0.0f);
+#pragma unroll
+      for (int k = 0; k < kLoads; ++k) {
+        sum += s[k].x;
+        squares += s[k].y;
+      }
+    }
+#pragma unroll
+    for (int offset = kTeam / 2; offset > 0; offset /= 2) {
+      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+      squares += __shfl_xor_sync(0xffffffffu, squares, offset);
+    }
+    if (g < a.chunk_groups) {
+      const float2 c = group_coefficients(sum, squares, a);
+      for (int channel = member; channel < a.group_channels; channel += kTeam)
+        table[g * a.group_channels + channel] = c;
+    }
+  }
+}
+template <int kLoads, class Sum, class Partial>
 __device__ __forceinline__ void merge_group_partials(const ClusterTilesArgs& a,
                                                      const Partial& partial, float2* table) {
-  const int warps = static_cast<int>(blockDim.x) / 32;  // the plan's threads: a multiple of 32
-  int team_bits = 5;  // teams of 1 << team_bits lanes: shifts, not divisions
-  while (team_bits > 0 && (warps << (5 - team_bits)) < a.chunk_groups) --team_bits;
+  switch (merge_team_bits(a.chunk_groups)) {
+    case 5:
+      return merge_team_partials<5, kLoads, Sum>(a, partial, table);
+    case 4:
+      return merge_team_partials<4, kLoads, Sum>(a, partial, table);
+    case 3:
+      return merge_team_partials<3, kLoads, Sum>(a, partial, table);
+    case 2:
+      return merge_team_partials<2, kLoads, Sum>(a, partial, table);
+    case 1:
+      return merge_team_partials<1, kLoads, Sum>(a, partial, table);
+    default:
+      return merge_team_partials<0, kLoads, Sum>(a, partial, table);
+  }
+}
+
+// The cluster's kernel adds its partials, in its own shared memory, one load at a time in teams
+// whose width is known only at run time, in the same fixed order for every block: with
+// merge_group_partials' compile-time teams ptxas held its kernels to 64 registers and spilled
+// (every register here is one fewer for x).
+template <class Sum>
+__device__ __forceinline__ void merge_cluster_partials(const ClusterTilesArgs& a,
+                                                       const float2* partials, float2* table) {
+  const int team_bits = merge_team_bits(a.chunk_groups);
   const int team = 1 << team_bits;
   const int teams = static_cast<int>(blockDim.x) >> team_bits;
   const int member = static_cast<int>(threadIdx.x) & (team - 1);
@@ -141,18 +212,12 @@ __device__ __forceinline__ void merge_group_partials(const ClusterTilesArgs& a,
     const int g = first + (static_cast<int>(threadIdx.x) >> team_bits);
     const bool active = g < a.chunk_groups;
     Sum sum = 0, squares = 0;
-    for (int r0 = 0; r0 < a.cluster; r0 += kBatch * team) {
-      float2 s[kBatch];
-#pragma unroll
-      for (int k = 0; k < kBatch; ++k) {
-        const int r = r0 + k * team + member;
-        s[k] = active && r < a.cluster ? partial(g, r) : make_float2(0.0f, 0.0f);
-      }
-#pragma unroll
-      for (int k = 0; k < kBatch; ++k) {
-        sum += s[k].x;
-        squares += s[k].y;
-      }
+    for (int r0 = 0; r0 < a.cluster; r0 += team) {
+      const int r = r0 + member;
+      const float2 s =
+          active && r < a.cluster ? partials[r * a.chunk_groups + g] : make_float2(0.0f, 0.0f);
+      sum += s.x;
+      squares += s.y;
     }
 #pragma unroll
     for (int offset = 16; offset > 0; offset /= 2) {
@@ -337,17 +402,15 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
     load_affine();
     cooperative_groups::this_grid().sync();
     if constexpr (kShared == 0) {
-      merge_group_partials<4, MergeSum>(
+      merge_group_partials<12, MergeSum>(
           a, [&](int g, int r) { return __ldcg(slots + g * a.cluster + r); }, channel_sums);
     } else {
-      // x held partly in shared memory is the largest x, spread over the most blocks a chunk:
-      // more ranks than a team's loads take in one round trip (three on SDXL's whole-row plan,
-      // 66 ranks of 32 groups in teams of 8: 1.6-1.9 us from the barrier to the
-      // coefficients). So the chunk's partials ([chunk_groups][cluster], contiguous in the
-      // workspace) first come into shared memory by 16-byte async copies from the 16-byte
-      // boundary at or below them: one round trip for all, no registers held across it (SDXL
-      // fp16 0.2-0.4 us faster). In the kernels without shared vectors, whose teams need one
-      // round trip, it cost 0.1-0.3 us (kernels/NOTES.md).
+      // x held partly in shared memory is the largest x, spread over the most blocks a chunk
+      // and so the most partials (SDXL's whole-row plan: 66 ranks of 32 groups, 17 KB). They
+      // first come into shared memory ([chunk_groups][cluster], contiguous in the workspace)
+      // by 16-byte async copies from the 16-byte boundary at or below them: one round trip
+      // for all, no registers held across it. On the H100 SDXL's float16 took 0.1-0.2 us less
+      // so than with its teams' loads from L2, one round trip as well (kernels/NOTES.md).
       const auto start = reinterpret_cast<uintptr_t>(slots);
       const auto* from = reinterpret_cast<const float4*>(start & ~uintptr_t{15});
       const int lead = static_cast<int>((start & 15) / sizeof(float2));  // 0 or 1
@@ -358,7 +421,7 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
       wait_copies<0>();
       __syncthreads();
       const float2* partials = reinterpret_cast<const float2*>(staged) + lead;
-      merge_group_partials<4, MergeSum>(
+      merge_group_partials<12, MergeSum>(
           a, [&](int g, int r) { return partials[g * a.cluster + r]; }, channel_sums);
     }
   } else {
@@ -373,8 +436,7 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
     }
     cluster_arrive();  // partials written into every block (release) ...
     cluster_wait();    // ... and every block's written into this one (acquire)
-    merge_group_partials<1, MergeSum>(
-        a, [&](int g, int r) { return partials[r * a.chunk_groups + g]; }, channel_sums);
+    merge_cluster_partials<MergeSum>(a, partials, channel_sums);
 #endif
   }
   __syncthreads();
