@@ -32,38 +32,8 @@
 namespace {
 
 constexpr int kThreads = 512;
-constexpr int kVectors = 20;  // 132 blocks x 512 threads x 20 x 16 bytes >= 21 MB
-constexpr unsigned long long kTimeoutNs = 1000000000ull;  // not all blocks resident: trap
-
-__device__ void trap_after_timeout(unsigned long long begin) {
-  unsigned long long now;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  if (now - begin > kTimeoutNs) __trap();
-}
-__device__ unsigned long long clock_now() {
-  unsigned long long now;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  return now;
-}
-
-// Ticket: `arrived` is used by launches of one grid size only (its count stays a multiple).
-__device__ void ticket_barrier(unsigned* arrived) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    const unsigned ticket = atomicAdd(arrived, 1u) + 1u;
-    const unsigned target = (ticket + gridDim.x - 1) / gridDim.x * gridDim.x;
-    const unsigned long long begin = clock_now();
-    unsigned seen;
-    do {
-      asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(seen) : "l"(arrived) : "memory");
-      trap_after_timeout(begin);
-    } while (static_cast<int>(seen - target) < 0);
-  }
-  __syncthreads();
-}
-
-__device__ unsigned module_tickets[4096 + 1];    // [grid blocks]
+constexpr int kVectors = 20;                   // 132 blocks x 512 threads x 20 x 16 bytes >= 21 MB
+__device__ unsigned module_tickets[4096 + 1];  // [grid blocks]
 __device__ unsigned per_size_tickets[4096 + 1];  // [grid blocks]
 __device__ unsigned long long generation_word;   // generation << 32 | arrivals
 
@@ -76,7 +46,7 @@ __device__ void ticket_per_size_barrier() {
     __threadfence();
     const unsigned ticket = atomicInc(count, cycle - 1);
     const unsigned start = ticket - ticket % blocks;
-    const unsigned long long begin = clock_now();
+    const unsigned long long begin = globaltimer_now();
     unsigned seen, distance;
     do {
       asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(seen) : "l"(count) : "memory");
@@ -97,7 +67,7 @@ __device__ void generation_barrier() {
       __threadfence();
       atomicAdd(&generation_word, (1ull << 32) - blocks);
     } else {
-      const unsigned long long begin = clock_now();
+      const unsigned long long begin = globaltimer_now();
       unsigned long long now;
       do {
         asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(now) : "l"(&generation_word) : "memory");

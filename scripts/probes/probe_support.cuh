@@ -84,29 +84,71 @@ inline int sm_count() {
   return sms;
 }
 
-// The one-pass skeleton of x held in registers (cooperative_launch.cu, held_layout.cu): thread t
-// of block b loads vectors b * kVectors * kThreads + t + j * kThreads (j < kVectors, below
-// `count`), sums one word of each (so that every load is waited for), calls barrier(), and
-// stores each vector with that sum mixed into it.
+__device__ unsigned probe_sink;  // written only on an impossible value: a dependency, not data
+
+// The one-pass skeleton of x held in registers: thread t loads vectors begin + t + j * kThreads
+// (j < kVectors, below `end`), folds one word of each into a value that a store before the
+// barrier depends on (so that every load is waited for), calls barrier(), and stores each vector
+// with that value mixed into it.
 template <int kThreads, int kVectors, class Barrier>
-__device__ __forceinline__ void one_pass_in_registers(const uint4* x, uint4* y, int64_t count,
-                                                      const Barrier& barrier) {
-  const int64_t base = int64_t{blockIdx.x} * kVectors * kThreads + threadIdx.x;
+__device__ __forceinline__ void hold_in_registers(const uint4* x, uint4* y, int64_t begin,
+                                                  int64_t end, const Barrier& barrier) {
+  const int64_t base = begin + threadIdx.x;
   uint4 v[kVectors];
 #pragma unroll
   for (int j = 0; j < kVectors; ++j) {
     const int64_t i = base + int64_t{j} * kThreads;
-    v[j] = i < count ? x[i] : make_uint4(0, 0, 0, 0);
+    v[j] = i < end ? x[i] : make_uint4(0, 0, 0, 0);
   }
-  unsigned mix = 1u;
+  unsigned mix = 0u;
 #pragma unroll
-  for (int j = 0; j < kVectors; ++j) mix += v[j].x & 0x3fu;
+  for (int j = 0; j < kVectors; ++j) mix ^= v[j].x;
+  // A store that depends on every load, before the barrier: without it ptxas sank the sum past
+  // the barrier, and blocks arrived with their loads still in flight (on 21 MB some "read" their
+  // 159 KB in 2.8 us; the skeleton 0.9 us under group_norm_floor.cu's, sm_balance.txt).
+  if (mix == 0x9e3779b9u) probe_sink = mix;
   barrier();
 #pragma unroll
   for (int j = 0; j < kVectors; ++j) {
     const int64_t i = base + int64_t{j} * kThreads;
-    if (i < count) y[i] = make_uint4(v[j].x ^ mix, v[j].y, v[j].z, v[j].w);
+    if (i < end) y[i] = make_uint4(v[j].x ^ (mix | 1u), v[j].y, v[j].z, v[j].w);
   }
+}
+// The same with block b holding vectors b * kVectors * kThreads onwards, below `count`
+// (cooperative_launch.cu, held_layout.cu).
+template <int kThreads, int kVectors, class Barrier>
+__device__ __forceinline__ void one_pass_in_registers(const uint4* x, uint4* y, int64_t count,
+                                                      const Barrier& barrier) {
+  hold_in_registers<kThreads, kVectors>(x, y, int64_t{blockIdx.x} * kVectors * kThreads, count,
+                                        barrier);
+}
+
+__device__ __forceinline__ unsigned long long globaltimer_now() {
+  unsigned long long now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  return now;
+}
+// Traps a barrier's wait after a second: not every block is resident, a failure, not a hang.
+__device__ __forceinline__ void trap_after_timeout(unsigned long long begin) {
+  if (globaltimer_now() - begin > 1000000000ull) __trap();
+}
+
+// A grid barrier by tickets: `arrived` is used by launches of one grid size only (its count
+// stays a multiple of it), and each launch waits for the next multiple.
+__device__ void ticket_barrier(unsigned* arrived) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    const unsigned ticket = atomicAdd(arrived, 1u) + 1u;
+    const unsigned target = (ticket + gridDim.x - 1) / gridDim.x * gridDim.x;
+    const unsigned long long begin = globaltimer_now();
+    unsigned seen;
+    do {
+      asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(seen) : "l"(arrived) : "memory");
+      trap_after_timeout(begin);
+    } while (static_cast<int>(seen - target) < 0);
+  }
+  __syncthreads();
 }
 
 // Event-timed samples of one launch on one stream: cold (L2 evicted before each sample by a read
