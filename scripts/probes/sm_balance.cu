@@ -1,13 +1,13 @@
 // How much of a one-pass GroupNorm's time is the SMs' unequal share of DRAM bandwidth, and what
 // a split of x weighted by SM would give back. The skeleton is the probes' one pass
-// (hold_in_registers: each block loads its share of x into registers, sums a word of each
-// vector, waits at a grid barrier, writes y from registers) on SDXL's 2 x 320 x 128 x 128
+// (hold_in_registers: each block loads its share of x into registers, waits for every load,
+// waits at a grid barrier, writes y from registers) on SDXL's 2 x 320 x 128 x 128
 // float16 (21 MB), one block on every SM, with each block's share of x looked up by its slot:
 //   by block  slot = blockIdx.x, equal shares (grid_registers' split);
 //   by SM     slot = %smid (one block an SM: a bijection for this grid), equal shares;
 //   weighted  slot = %smid, shares in proportion to each SM's read speed measured by a first
 //             run of the equal split (median over its launches of the time from the block's
-//             start to its loads summed), and half-way between equal and that.
+//             start to its loads landed), and half-way between equal and that.
 // Prints each SM's read time of the equal split, then the cases, cold (L2 evicted), medians of
 // 101 event-timed samples. Not part of normbench: a probe for kernels/NOTES.md.
 //
@@ -19,7 +19,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -37,7 +36,7 @@ __device__ unsigned smid() {
 }
 
 // Slot s holds vectors starts[s] .. starts[s + 1] - 1 of x in registers (hold_in_registers).
-// read_ns (if not null): per slot, from the block's start to every thread's loads summed.
+// read_ns (if not null): per slot, from the block's start to every thread's loads landed.
 __global__ void __launch_bounds__(kThreads, 1)
     split_pass(const uint4* x, uint4* y, const int64_t* starts, bool by_sm, unsigned* arrived,
                unsigned* read_ns) {
