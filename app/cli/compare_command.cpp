@@ -28,9 +28,9 @@ struct CompareOptions {
 };
 
 // The bounds of the gate's settings. --alpha below 1e-6 asks the normal approximation of the U
-// test for a tail it does not give accurately, and no report of fewer than 20 samples a side
-// could ever reach it: the slower verdict would be off without a word. Above 0.5 noise alone
-// is called significant.
+// test for a tail it does not give accurately. Above 0.5 noise alone is called significant.
+// Within the bounds, sample counts too small for the test to reach alpha make a slowdown by
+// the medians an untested one (exit 4), not a pass.
 constexpr double kMinAlpha = 1e-6, kMaxAlpha = 0.5;
 constexpr double kMaxSlowdown = 100.0;  // a 101x ratio; beyond it the gate means nothing
 
@@ -76,8 +76,8 @@ void add_compare_command(CLI::App& app, CommandContext& context) {
       "compare",
       "Compare two run reports kernel by kernel: faster, slower, same or inconclusive (no GPU "
       "needed).\nExit codes: 0 no regression, 1 a regression (slower, failed now, missing), "
-      "2 bad usage, unreadable report or refused mismatch, 4 --strict and some verdict "
-      "inconclusive.");
+      "2 bad usage, unreadable report or refused mismatch, 4 a kernel slower by its medians "
+      "whose samples are too few to show it, or --strict and some verdict inconclusive.");
   cmd->add_option("baseline", o.baseline, "Baseline report (JSON from normbench run)")->required();
   cmd->add_option("candidate", o.candidate, "Candidate report (JSON from normbench run)")
       ->required();
@@ -92,12 +92,13 @@ void add_compare_command(CLI::App& app, CommandContext& context) {
       ->check(finite_number_in(0.0, kMaxSlowdown));
   cmd->add_option("--alpha", s.alpha,
                   "Significance level of the two-sided Mann-Whitney U test, from 1e-6 to 0.5 "
-                  "(default 0.01): below 1e-6 the test's normal approximation is not accurate and "
-                  "fewer than 20 samples a side can never reach it; above 0.5 noise alone is "
-                  "significant")
+                  "(default 0.01): below 1e-6 the test's normal approximation is not accurate; "
+                  "above 0.5 noise alone is significant. A kernel slower by its medians whose "
+                  "sample counts cannot reach it (5 vs 5: p 0.012 at best) exits 4")
       ->check(finite_number_in(kMinAlpha, kMaxAlpha));
   cmd->add_option("--min-samples", s.min_samples,
-                  "Fewer timing samples on either side: inconclusive (default 5)")
+                  "Fewer timing samples on either side: inconclusive, and exit 4 where the "
+                  "medians say slower (default 5)")
       ->check(CLI::Range(3, 1000000));
   cmd->add_flag("--allow-missing", s.allow_missing,
                 "A kernel missing from the candidate (or no longer run) is not a regression");

@@ -26,22 +26,27 @@
 //
 // Timing rule, for a kernel that passed in both reports, on the raw samples (timing.samples_ms):
 //   1. Either timing is null (--no-timing)                            -> not_timed
-//   2. Fewer than --min-samples (default 5) samples on either side    -> inconclusive
+//   2. Fewer than --min-samples (default 5) samples on either side    -> inconclusive, an
+//      untested slowdown where the medians' ratio is above 1 + t
 //   3. ratio = median(candidate samples) / median(baseline samples), the medians interpolated
 //      for an even count; a baseline median of 0                      -> inconclusive
 //   4. p = two-sided Mann-Whitney U test of the two sample sets (normal approximation with tie
 //      correction and continuity correction 0.5, as scipy.stats.mannwhitneyu(...,
 //      method="asymptotic")); significant when p < --alpha (default 0.01).
-//   5. ratio > 1 + t:           slower if significant, else inconclusive
+//   5. ratio > 1 + t:           slower if significant, else inconclusive; an untested slowdown
+//                               where no p of these sample counts is below alpha (5 vs 5
+//                               samples: 0.012 at best)
 //      ratio < 1 / (1 + t):     faster if significant, else inconclusive
 //      otherwise (within band): same, whatever p says: a significant change smaller than the
 //                               minimum effect is noise for this purpose (clocks, thermals)
 //   The faster threshold is the mirror image of the slower one: swapping the two reports swaps
 //   faster and slower (5% slower = ratio above 1.05; faster = ratio below 1/1.05 = 0.952).
 //
-// Exit code: 1 if any verdict is a regression; else 4 with --strict if any verdict is
-// inconclusive, not_timed counting as inconclusive then (the gate cannot tell whether a kernel
-// without a time got slower); else 0. (Bad usage, an unreadable or malformed report, or a refused
+// Exit code: 1 if any verdict is a regression; else 4 if some kernel is an untested slowdown
+// (its medians say slower, and its samples could not have shown it: a gate that passed it would
+// have been blind, whatever the settings), or with --strict if any verdict is inconclusive,
+// not_timed counting as inconclusive then (the gate cannot tell whether a kernel without a
+// time got slower); else 0. (Bad usage, an unreadable or malformed report, or a refused
 // mismatch: 2, thrown as UsageError.)
 #include "app/compare/compare.hpp"
 
@@ -121,6 +126,7 @@ KernelComparison compare_kernel(const std::string& problem, const LoadedKernel& 
     r.verdict = d.verdict;
     r.timing = d.stats;
     r.note = d.note;
+    r.untested_slowdown = d.untested_slowdown;
     if (auto worse = accuracy_worsening(b, c)) {
       r.accuracy_worsened = true;
       r.note += (r.note.empty() ? "" : "; ") + *worse;
@@ -225,10 +231,17 @@ TimingDecision decide_timing(const std::vector<double>& baseline_ms,
   if (!baseline_ms.empty()) t.baseline_median_ms = median(baseline_ms);
   if (!candidate_ms.empty()) t.candidate_median_ms = median(candidate_ms);
   if (t.baseline_median_ms > 0.0) t.ratio = t.candidate_median_ms / t.baseline_median_ms;
+  const double slower_above = 1.0 + s.max_slowdown;
+  const double faster_below = 1.0 / (1.0 + s.max_slowdown);
+  const bool slower_medians = t.ratio && *t.ratio > slower_above;
   const size_t min_samples = static_cast<size_t>(s.min_samples);
   if (baseline_ms.size() < min_samples || candidate_ms.size() < min_samples) {
     d.note = "too few samples (" + std::to_string(baseline_ms.size()) + " vs " +
              std::to_string(candidate_ms.size()) + "; need " + std::to_string(min_samples) + ")";
+    if (slower_medians) {
+      d.untested_slowdown = true;
+      d.note += fmt::format(", though the medians say {:.2f}x slower", *t.ratio);
+    }
     return d;
   }
   t.p_value = mann_whitney_u(baseline_ms, candidate_ms).p_value;
@@ -237,11 +250,16 @@ TimingDecision decide_timing(const std::vector<double>& baseline_ms,
     return d;
   }
   const bool significant = *t.p_value < s.alpha;
-  const double slower_above = 1.0 + s.max_slowdown;
-  const double faster_below = 1.0 / (1.0 + s.max_slowdown);
   if (*t.ratio > slower_above || *t.ratio < faster_below) {
+    const double smallest_p = mann_whitney_smallest_p(baseline_ms.size(), candidate_ms.size());
     if (significant) {
       d.verdict = *t.ratio > slower_above ? Verdict::slower : Verdict::faster;
+    } else if (smallest_p >= s.alpha) {
+      d.untested_slowdown = slower_medians;
+      d.note = fmt::format(
+          "change beyond the threshold, and {} vs {} samples cannot reach p < {:g} (their "
+          "smallest p is {:.3g})",
+          baseline_ms.size(), candidate_ms.size(), s.alpha, smallest_p);
     } else {
       d.note = "change beyond the threshold but not significant (p >= alpha)";
     }
@@ -309,10 +327,10 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& can
     const bool undecided = r.verdict == Verdict::inconclusive || r.verdict == Verdict::throttled ||
                            (settings.strict && r.verdict == Verdict::not_timed);
     out.inconclusive += undecided ? 1 : 0;
+    out.untested_slowdowns += r.untested_slowdown ? 1 : 0;
   }
-  out.exit_code = out.regressions > 0                       ? kExitFailed
-                  : settings.strict && out.inconclusive > 0 ? kExitInconclusive
-                                                            : kExitOk;
+  const bool undecided = out.untested_slowdowns > 0 || (settings.strict && out.inconclusive > 0);
+  out.exit_code = out.regressions > 0 ? kExitFailed : undecided ? kExitInconclusive : kExitOk;
   return out;
 }
 

@@ -62,6 +62,9 @@ struct TimingDecision {
   Verdict verdict = Verdict::inconclusive;  // faster, slower, same or inconclusive
   TimingComparison stats;
   std::string note;  // why inconclusive; empty otherwise
+  // Inconclusive, and slower than the threshold by the medians, with samples that could not
+  // have shown it: fewer than min_samples, or too few for the test to reach p < alpha at all.
+  bool untested_slowdown = false;
 };
 
 // The timing rule alone: the verdict for a kernel that passed in both reports.
@@ -77,7 +80,8 @@ struct KernelComparison {
   std::optional<KernelStatus> baseline_status;   // none when missing from the baseline
   std::optional<KernelStatus> candidate_status;  // none when missing from the candidate
   std::optional<TimingComparison> timing;        // when both passed and both were timed
-  std::string note;  // e.g. the candidate's failure reason, or why inconclusive
+  std::string note;                // e.g. the candidate's failure reason, or why inconclusive
+  bool untested_slowdown = false;  // TimingDecision::untested_slowdown
   // Both passed, and the candidate uses clearly more of its tolerance than the baseline did
   // (named in the note): worth a line even when the time is the same.
   bool accuracy_worsened = false;
@@ -97,8 +101,10 @@ struct Comparison {
   std::vector<std::string> new_problems;      // problem ids in the candidate only
   std::vector<KernelComparison> results;      // baseline order; new kernels after their problem's
   int regressions = 0;
-  int inconclusive = 0;  // with strict, not_timed verdicts too
-  int exit_code = 0;     // 0, 1 (a regression) or 4 (strict and some verdict inconclusive)
+  int inconclusive = 0;        // with strict, not_timed verdicts too
+  int untested_slowdowns = 0;  // inconclusive verdicts with untested_slowdown
+  int exit_code = 0;           // 0, 1 (a regression) or 4 (an untested slowdown, or strict and some
+                               // verdict inconclusive)
 };
 
 // Throws UsageError (exit 2) when the device names or config hashes differ, unless

@@ -68,12 +68,19 @@ std::string counts_line(const Comparison& c) {
 }
 
 std::string result_word(const Comparison& c) {
-  return c.regressions > 0 ? "regression" : c.inconclusive > 0 ? "inconclusive" : "ok";
+  return c.regressions > 0          ? "regression"
+         : c.untested_slowdowns > 0 ? "untested"
+         : c.inconclusive > 0       ? "inconclusive"
+                                    : "ok";
 }
 
 std::string headline(const Comparison& c) {
   if (c.regressions > 0)
     return fmt::format("REGRESSION: {} regression{}", c.regressions, c.regressions == 1 ? "" : "s");
+  if (c.untested_slowdowns > 0)
+    return fmt::format(
+        "UNTESTED: {} kernel{} slower by the medians, with too few samples to show it (failing)",
+        c.untested_slowdowns, c.untested_slowdowns == 1 ? "" : "s");
   if (c.inconclusive > 0)
     return fmt::format("no regression; {} inconclusive{}", c.inconclusive,
                        c.settings.strict ? " (--strict: failing)" : "");
@@ -136,6 +143,7 @@ json result_json(const KernelComparison& r) {
             {"baseline_samples", nullptr},
             {"candidate_samples", nullptr},
             {"note", or_null(r.note)},
+            {"untested_slowdown", r.untested_slowdown},
             {"accuracy_worsened", r.accuracy_worsened}};
   if (const auto& t = r.timing) {
     j["baseline_median_ms"] = t->baseline_median_ms;
@@ -236,6 +244,7 @@ json compare_to_json(const Comparison& c) {
            {{"kernels", c.results.size()},
             {"regressions", c.regressions},
             {"inconclusive", c.inconclusive},
+            {"untested_slowdowns", c.untested_slowdowns},
             {"counts", counts},
             {"result", result_word(c)}}},
           {"exit_code", c.exit_code}};

@@ -46,4 +46,12 @@ MannWhitneyResult mann_whitney_u(const std::vector<double>& x, const std::vector
   return r;
 }
 
+double mann_whitney_smallest_p(size_t nx, size_t ny) {
+  if (nx == 0 || ny == 0) return 1.0;
+  const double x = static_cast<double>(nx), y = static_cast<double>(ny);
+  const double sigma = std::sqrt(x * y * (x + y + 1.0) / 12.0);
+  const double z = std::max(0.0, (x * y / 2.0 - 0.5) / sigma);
+  return std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+}
+
 }  // namespace normbench

@@ -40,6 +40,19 @@ TEST(CompareMannWhitney, CompleteSeparation) {
   EXPECT_NEAR(r.p_value, 0.012185780355344818, 1e-12);
 }
 
+TEST(CompareMannWhitney, SmallestPIsThatOfCompleteSeparation) {
+  EXPECT_NEAR(mann_whitney_smallest_p(5, 5), 0.012185780355344818, 1e-12);  // as above
+  for (const auto& [n, m] : {std::pair<int, int>{6, 6}, {3, 7}, {10, 16}, {40, 40}}) {
+    std::vector<double> low, high;
+    for (int i = 0; i < n; ++i) low.push_back(i);
+    for (int i = 0; i < m; ++i) high.push_back(100 + i);
+    EXPECT_NEAR(mann_whitney_smallest_p(n, m), mann_whitney_u(low, high).p_value, 1e-15)
+        << n << " vs " << m;
+  }
+  EXPECT_LT(mann_whitney_smallest_p(6, 6), 0.01);  // the fewest equal counts that reach 0.01
+  EXPECT_DOUBLE_EQ(mann_whitney_smallest_p(0, 5), 1.0);
+}
+
 TEST(CompareMannWhitney, ScipyDocumentationExample) {
   // scipy.stats.mannwhitneyu docs: males vs females, method="asymptotic": U = 17, p =
   // 0.11134688653314041.
@@ -148,6 +161,36 @@ TEST(CompareTimingRule, TooFewSamplesIsInconclusive) {
   // 5 vs 5 is enough samples; same medians give "same".
   EXPECT_EQ(decide_timing(five, five, CompareSettings{}).verdict, Verdict::same);
   EXPECT_EQ(decide_timing({}, five, CompareSettings{}).verdict, Verdict::inconclusive);
+}
+
+// A gate that passed these would have been blind: the medians say slower, and the samples could
+// not have shown it at any difference.
+TEST(CompareTimingRule, ASlowdownTooFewSamplesCouldShowIsUntestedNotPassed) {
+  const auto five = samples_around(1.0, 0.001, 5), four = samples_around(1.0, 0.001, 4);
+  const auto twice = decide_timing(five, scaled(five, 2.0), CompareSettings{});
+  EXPECT_EQ(twice.verdict, Verdict::inconclusive);
+  EXPECT_TRUE(twice.untested_slowdown);
+  EXPECT_NE(twice.note.find("5 vs 5 samples cannot reach p < 0.01 (their smallest p is 0.0122)"),
+            std::string::npos)
+      << twice.note;
+  const auto few = decide_timing(five, scaled(four, 2.0), CompareSettings{});
+  EXPECT_TRUE(few.untested_slowdown);
+  EXPECT_NE(few.note.find("though the medians say 2.00x slower"), std::string::npos) << few.note;
+  // Faster, or as fast: nothing untested.
+  EXPECT_FALSE(decide_timing(five, scaled(five, 0.5), CompareSettings{}).untested_slowdown);
+  EXPECT_FALSE(decide_timing(five, four, CompareSettings{}).untested_slowdown);
+  // An alpha that 10 vs 10 samples cannot reach, or a minimum count they do not have.
+  const auto ten = samples_around(1.0, 0.001, 10);
+  CompareSettings tiny_alpha;
+  tiny_alpha.alpha = 1e-6;
+  EXPECT_TRUE(decide_timing(ten, scaled(ten, 2.0), tiny_alpha).untested_slowdown);
+  CompareSettings many;
+  many.min_samples = 17;
+  EXPECT_TRUE(decide_timing(ten, scaled(ten, 2.0), many).untested_slowdown);
+  // Enough samples, not significant: noise, not blindness.
+  const auto d = decide_timing(ten, scaled(ten, 2.0), CompareSettings{});
+  EXPECT_EQ(d.verdict, Verdict::slower);
+  EXPECT_FALSE(d.untested_slowdown);
 }
 
 TEST(CompareTimingRule, ZeroBaselineMedianIsInconclusive) {
@@ -345,6 +388,24 @@ TEST(CompareStatusRules, StrictTurnsInconclusiveIntoExitFourUnlessSomethingRegre
   EXPECT_EQ(compare_reports(base, slower, strict).exit_code, kExitFailed);
 }
 
+TEST(CompareStatusRules, AnUntestedSlowdownExitsFourWithoutStrictAndARegressionStillOne) {
+  const auto five = samples_around(1.0, 0.001, 5), t = samples_around(1.0, 0.002);
+  const LoadedReport base =
+      report({{"P", {kernel("few", "passed", five), kernel("k", "passed", t)}}});
+  const LoadedReport cand =
+      report({{"P", {kernel("few", "passed", scaled(five, 2.0)), kernel("k", "passed", t)}}});
+  const Comparison c = compare_reports(base, cand, CompareSettings{});
+  EXPECT_EQ(c.regressions, 0);
+  EXPECT_EQ(c.untested_slowdowns, 1);
+  EXPECT_TRUE(result_for(c, "few").untested_slowdown);
+  EXPECT_EQ(c.exit_code, kExitInconclusive);
+  EXPECT_NE(format_compare_table(c).find("UNTESTED: 1 kernel slower by the medians"),
+            std::string::npos);
+  const LoadedReport worse = report(
+      {{"P", {kernel("few", "passed", scaled(five, 2.0)), kernel("k", "passed", scaled(t, 1.2))}}});
+  EXPECT_EQ(compare_reports(base, worse, CompareSettings{}).exit_code, kExitFailed);
+}
+
 TEST(CompareStatusRules, MismatchIsRefusedUnlessAllowed) {
   const LoadedReport base = report({}, "NVIDIA H100 80GB HBM3", "h1");
   const LoadedReport other_gpu = report({}, "NVIDIA A100-SXM4-80GB", "h1");
@@ -391,6 +452,8 @@ TEST(CompareJsonOutput, HasTheDocumentedFields) {
   EXPECT_NEAR(k["change_percent"].get<double>(), 20.0, 1e-9);
   EXPECT_EQ(k["baseline_samples"], 10);
   EXPECT_TRUE(k["p_value"].is_number());
+  EXPECT_EQ(k["untested_slowdown"], false);
+  EXPECT_EQ(j["summary"]["untested_slowdowns"], 0);
   const auto& gone = j["results"][1];
   EXPECT_EQ(gone["verdict"], "missing");
   EXPECT_TRUE(gone["candidate_status"].is_null());
