@@ -112,7 +112,7 @@ cat "$out_dir/compare.md"
 case $compare_rc in
   0) echo "gate: no regression against $baseline" ;;
   1) echo "gate: REGRESSION against $baseline" >&2 ;;
-  4) echo "gate: inconclusive verdicts (--strict)" >&2 ;;
+  4) echo "gate: undecided: a slowdown too few samples could show, or inconclusive verdicts under --strict" >&2 ;;
   *) echo "gate: normbench compare failed (exit $compare_rc)" >&2 ;;
 esac
 exit "$compare_rc"
