@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <regex>
 #include <set>
 
@@ -95,8 +96,20 @@ std::vector<SweepPoint> expand_sweep(const CheckedJson& problem) {
   std::vector<Axis> axes;
   for (const auto& item : sweep.node().items())
     axes.push_back(parse_axis(sweep, item.key(), problem.node()));
+  // With up to 64 values on each of a dozen axes the product can pass 2^64, and wrapped it
+  // would pass the bound (2^64 wraps to 0 points); past size_t the message gives it rounded.
   size_t points = 1;
-  for (const Axis& a : axes) points *= a.values.size();
+  double approximate_points = 1.0;
+  bool overflowed = false;
+  for (const Axis& a : axes) {
+    const size_t n = a.values.size();  // at least 1
+    overflowed = overflowed || points > std::numeric_limits<size_t>::max() / n;
+    if (!overflowed) points *= n;
+    approximate_points *= static_cast<double>(n);
+  }
+  if (overflowed)
+    sweep.fail(fmt::format("about {:.3g} points; allowed: at most {}", approximate_points,
+                           kMaxSweepPoints));
   if (points > kMaxSweepPoints)
     sweep.fail(fmt::format("{} points; allowed: at most {}", points, kMaxSweepPoints));
 

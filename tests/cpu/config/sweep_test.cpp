@@ -123,5 +123,21 @@ TEST(Sweep, NoMoreThanItsBoundOfPoints) {
       << message;
 }
 
+// 64 values on each of 11 axes make 2^66 points, which a size_t would wrap to 0: the problem
+// would have vanished from the plan instead of being refused.
+TEST(Sweep, APointCountPastSixtyFourBitsIsRefusedNotWrapped) {
+  json values = json::array();
+  for (int i = 1; i <= 64; ++i) values.push_back(i);
+  json sweep = {{"groups", values}};
+  for (int k = 0; k < 10; ++k) sweep["shape[" + std::to_string(k) + "]"] = values;
+  const json gn = {
+      {"id", "gn"}, {"op", "group_norm"}, {"shape", json(std::vector<int>(10, 1))}, {"groups", 1}};
+  const std::string message = error_of(json::array({swept(gn, sweep)}));
+  EXPECT_NE(message.find("sweep.json: /problems/0/sweep: about 7.38e+19 points; allowed: at most "
+                         "256"),
+            std::string::npos)
+      << message;
+}
+
 }  // namespace
 }  // namespace normbench
