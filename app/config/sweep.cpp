@@ -94,8 +94,15 @@ std::vector<SweepPoint> expand_sweep(const CheckedJson& problem) {
   if (!sweep.node().is_object() || sweep.node().empty())
     sweep.fail("expected an object of axes, e.g. {\"rows\": [1, 8, 64]}");
   std::vector<Axis> axes;
-  for (const auto& item : sweep.node().items())
+  for (const auto& item : sweep.node().items()) {
     axes.push_back(parse_axis(sweep, item.key(), problem.node()));
+    // rows is shape[0]: swept with it, one axis's value would overwrite the other's in every
+    // point while the ids named both.
+    for (size_t a = 0; a + 1 < axes.size(); ++a)
+      if (axes[a].dim >= 0 && axes[a].dim == axes.back().dim)
+        sweep.fail(fmt::format("{} and {} both set dim {} of shape; allowed: one axis per dim",
+                               axes[a].key, axes.back().key, axes.back().dim));
+  }
   // With up to 64 values on each of a dozen axes the product can pass 2^64, and wrapped it
   // would pass the bound (2^64 wraps to 0 points); past size_t the message gives it rounded.
   size_t points = 1;

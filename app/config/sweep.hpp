@@ -2,9 +2,9 @@
 // its axes (every combination; axes in alphabetical order, the last varying fastest), so that "how
 // does RMSNorm scale from 1 to 32K rows" is one entry of a config and one line chart of the report.
 // Axes: "rows" (shape[0]), "shape[k]" (any dim; one of normalized_shape's moves with it), "dtype",
-// "groups" (the GroupNorm ops). Each point's id is the problem's id and the point ("decode.rows-8",
-// "gn.dtype-float16"); its resolved config says which family and point it is ("sweep": {"family",
-// "point"}).
+// "groups" (the GroupNorm ops); one axis a dim, so not both rows and shape[0]. Each point's id is
+// the problem's id and the point ("decode.rows-8", "gn.dtype-float16"); its resolved config says
+// which family and point it is ("sweep": {"family", "point"}).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -161,6 +161,7 @@ class ConfigSchema(unittest.TestCase):
             problem(sweep={"rows": [2 ** 40 + 1]}),                   # above normbench's limit
             problem(sweep={"rows": [1, 1]}),                          # a value twice
             problem(sweep={"colour": [1]}),                           # unknown axis
+            problem(sweep={"rows": [1, 2], "shape[0]": [3, 4]}),      # one dim, two axes
             problem(op="group_norm", normalized_shape=None,           # groups neither given
                     shape=[2, 4, 3], sweep={"rows": [1, 2]}),         # nor swept
             problem(op="channel_rms_norm"),                           # normalizes dim 1 only
