@@ -207,9 +207,9 @@ std::string overflow_text(double value, DType dtype, const std::string& where) {
       value, name, where, largest, largest);
 }
 
-// Every number of the inputs' distributions must be finite in the type of its tensor, and eps in
-// float32, in which every kernel adds it to the variance: a constant 1e300 would make every
-// input infinite, in float32 as in float16.
+// Every number of the inputs' distributions must be finite in the type of its tensor, and eps
+// finite and normal in float32, in which every kernel adds it to the variance: a constant 1e300
+// would make every input infinite, in float32 as in float16.
 void check_values_fit_types(const CheckedJson& node, const ProblemConfig& p, const Settings& s) {
   for (const auto& [name, distribution] : p.inputs) {
     const bool is_param = name == "weight" || name == "bias";
@@ -224,6 +224,14 @@ void check_values_fit_types(const CheckedJson& node, const ProblemConfig& p, con
   if (!std::isfinite(round_to_dtype(p.shape.eps, DType::float32)))
     node.fail_at(s.eps_path, overflow_text(p.shape.eps, DType::float32,
                                            ", in which kernels add eps to the variance"));
+  // Below the smallest normal float32 eps rounds to 0, or to a subnormal that kernels built to
+  // flush subnormals make 0: a row of zeros would then divide by zero.
+  const float smallest_normal = std::numeric_limits<float>::min();
+  if (round_to_dtype(p.shape.eps, DType::float32) < smallest_normal)
+    node.fail_at(s.eps_path,
+                 fmt::format("{} underflows float32, in which kernels add eps to the variance (its "
+                             "smallest normal value is {}); allowed: at least {}",
+                             p.shape.eps, smallest_normal, smallest_normal));
 }
 
 nlohmann::json settings_json(const ProblemConfig& p) {

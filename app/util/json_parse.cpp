@@ -28,7 +28,14 @@ class PathTrackingBuilder : public nlohmann::json_sax<json> {
   bool boolean(bool v) override { return add(json(v)); }
   bool number_integer(number_integer_t v) override { return add(json(v)); }
   bool number_unsigned(number_unsigned_t v) override { return add(json(v)); }
-  bool number_float(number_float_t v, const string_t&) override { return add(json(v)); }
+  bool number_float(number_float_t v, const string_t& text) override {
+    // Only the double is kept: a number that underflows to it would be reported later as "0.0",
+    // a value the file does not have. Here the text as written is still at hand.
+    if (v == 0.0 && text.find_first_of("123456789") < text.find_first_of("eE"))
+      return fail("the number " + shown(text) +
+                  " underflows to 0; allowed: 0, or a magnitude of at least 4.9e-324");
+    return add(json(v));
+  }
   bool string(string_t& v) override { return add(json(std::move(v))); }
   bool binary(binary_t& v) override { return add(json::binary(std::move(v))); }
   bool start_object(std::size_t) override { return open(json::object()); }

@@ -150,6 +150,7 @@ class ConfigSchema(unittest.TestCase):
             dict(problem(), name="n" * 129),                          # name too long
             problem(shape=[2, 0]),                                    # non-positive dim
             problem(eps=0),                                           # eps must be > 0
+            problem(eps=1e-50),                                       # 0 in float32
             problem(inputs={"x": "gaussian"}),                        # unknown distribution
             problem(inputs={"x": {"dist": "normal", "std": -1}}),     # negative std
             problem(timing={"kernel_timeout_s": 0}),                  # timeout must be > 0

@@ -158,6 +158,24 @@ TEST(ConfigErrors, NumberOutOfRangeNamesItsPath) {
             "number (magnitude below 1.8e308)");
 }
 
+// The parsed double of 1e-400 is 0: a message built from it would show "0.0", which the file
+// does not have.
+TEST(ConfigErrors, NumberThatUnderflowsIsShownAsWritten) {
+  std::string text = base_config().dump();
+  const std::string eps_in_problem = R"("id":"ln",)";
+  text.replace(text.find(eps_in_problem), eps_in_problem.size(),
+               eps_in_problem + R"("eps":1E-400,)");
+  EXPECT_EQ(config_error(text),
+            "bad.json: /problems/0/eps: the number 1E-400 underflows to 0; allowed: 0, or a "
+            "magnitude of at least 4.9e-324");
+  // Zero written as such is a number like any other.
+  for (const char* zero : {"0.0", "0e-400", "-0.000E5"})
+    EXPECT_NE(config_error(R"({"name": "z", "problems": [], "x": )" + std::string(zero) + "}")
+                  .find("/x: unknown field"),
+              std::string::npos)
+        << zero;
+}
+
 TEST(ConfigErrors, DuplicateFieldIsRefused) {
   const std::string text = R"({"name": "a", "name": "b", "problems": []})";
   EXPECT_EQ(config_error(text), "bad.json: /name: duplicate field; allowed: each field once");
@@ -673,6 +691,15 @@ const BadConfig kBadConfigs[] = {
     {"eps_overflows_float32",
      [](json& d) { d["defaults"]["eps"] = 1e300; },
      {"/defaults/eps: 1e+300 overflows float32, in which kernels add eps to the variance"}},
+    // Kernels add static_cast<float>(eps): 0 there, a row of zeros becomes NaN.
+    {"eps_underflows_float32",
+     [](json& d) { d["problems"][1]["eps"] = 1e-50; },
+     {"/problems/1/eps: 1e-50 underflows float32, in which kernels add eps to the variance",
+      "allowed: at least 1.1754944e-38"}},
+    // A subnormal float32, which kernels that flush subnormals make 0.
+    {"eps_subnormal_in_float32",
+     [](json& d) { d["defaults"]["eps"] = 1e-40; },
+     {"/defaults/eps: 1e-40 underflows float32", "allowed: at least 1.1754944e-38"}},
 };
 
 INSTANTIATE_TEST_SUITE_P(All, ConfigErrorCase, ::testing::ValuesIn(kBadConfigs),
