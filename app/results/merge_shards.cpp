@@ -137,10 +137,19 @@ void check_coverage(const std::vector<ShardReport>& shards, Refusals& refusals) 
       refusals.add("shard " + shard_text(*s.loaded.shard) +
                    " is given twice: " + shown(it->second->path) + " and " + shown(s.path));
   }
+  // The reader bounds the count (kMaxShards); the message names the first few missing.
+  constexpr size_t kShown = 5;
+  std::string missing;
+  size_t n_missing = 0;
   for (int k = 1; k <= plan.count; ++k)
-    if (!by_index.count(k))
-      refusals.add("shard " + std::to_string(k) + "/" + std::to_string(plan.count) +
-                   " is missing: no report of it was given");
+    if (!by_index.count(k) && n_missing++ < kShown)
+      missing +=
+          (missing.empty() ? "" : ", ") + std::to_string(k) + "/" + std::to_string(plan.count);
+  if (n_missing > kShown) missing += " and " + std::to_string(n_missing - kShown) + " more";
+  if (n_missing == 1)
+    refusals.add("shard " + missing + " is missing: no report of it was given");
+  else if (n_missing > 1)
+    refusals.add("shards " + missing + " are missing: no report of them was given");
 
   std::map<Pair, int> planned;
   for (const LoadedWorkItem& w : plan.work) planned[{w.problem, w.kernel}] = w.shard;

@@ -185,7 +185,7 @@ LoadedKernel read_kernel(const CheckedJson& k) {
     r.percent_of_floor = optional_number(f, "percent");
   }
   if (present(k, "device")) r.device = static_cast<int>(k.at("device").as_int(0, INT32_MAX));
-  if (present(k, "shard")) r.shard = static_cast<int>(k.at("shard").as_int(1, INT32_MAX));
+  if (present(k, "shard")) r.shard = static_cast<int>(k.at("shard").as_int(1, kMaxShards));
   if (present(k, "activity")) r.activity = read_activity(k.at("activity"));
   return r;
 }
@@ -209,7 +209,7 @@ LoadedDevice read_device(const CheckedJson& d) {
     r.copy_gb_per_s = copy.at("gb_per_s").as_number_above(0.0);
   }
   r.latency_floor = read_latency_floor(d);
-  if (present(d, "shard")) r.shard = static_cast<int>(d.at("shard").as_int(1, INT32_MAX));
+  if (present(d, "shard")) r.shard = static_cast<int>(d.at("shard").as_int(1, kMaxShards));
   if (present(d, "activity_trace")) {
     const CheckedJson trace = d.at("activity_trace");
     expect_object(trace, "null or an activity_trace object {available, reason}");
@@ -231,7 +231,7 @@ LoadedDevice read_device(const CheckedJson& d) {
 LoadedShard read_shard(const CheckedJson& s) {
   expect_object(s, "null or a shard object");
   LoadedShard r;
-  r.count = static_cast<int>(s.at("count").as_int(1, INT32_MAX));
+  r.count = static_cast<int>(s.at("count").as_int(1, kMaxShards));
   r.index = static_cast<int>(s.at("index").as_int(1, r.count));
   const CheckedJson work = s.at("work");
   work.expect_array();

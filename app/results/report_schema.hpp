@@ -14,6 +14,10 @@ namespace normbench {
 inline constexpr int kReportSchemaVersion = 2;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 
+// The most shards a run may be split into (`run --shard K/N`); readers refuse a larger count, so
+// that `merge` never counts out millions of missing shards.
+inline constexpr int kMaxShards = 10000;
+
 enum class KernelStatus {
   passed,         // every configured trial ran and matched the reference
   failed,         // a check failed: output, inputs, guards, timed outputs, escaped work, floor

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <set>
 
+#include "app/results/report_schema.hpp"
 #include "app/util/errors.hpp"
 #include "app/util/shown_text.hpp"
 
@@ -41,7 +42,6 @@ std::string candidate_hint(const std::string& id) {
 
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 constexpr uint64_t kFixedMiB = 64;  // launches and timing, whatever the problem's size
-constexpr int kMaxShards = 10000;
 
 uint64_t mib_per_trial(const ProblemConfig& problem) {
   const auto bytes = static_cast<uint64_t>(std::max<int64_t>(0, problem.shape.min_bytes()));

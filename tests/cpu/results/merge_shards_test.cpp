@@ -194,6 +194,18 @@ TEST(MergeShards, AShardMissingOrGivenTwiceIsRefused) {
   EXPECT_TRUE(contains(unsharded, "unsharded.json is not the report of a shard")) << unsharded;
 }
 
+// One line per missing shard made a message of 10,000 lines (and of billions, before the
+// reader bounded the count).
+TEST(MergeShards, ManyMissingShardsAreNamedAFewThenCounted) {
+  const std::string missing =
+      refusal({edited("shard1of2.json", [](json& d) { d["shard"]["count"] = 10000; })});
+  EXPECT_TRUE(contains(missing,
+                       "shards 2/10000, 3/10000, 4/10000, 5/10000, 6/10000 and 9994 more are "
+                       "missing: no report of them was given"))
+      << missing.substr(0, 1000);
+  EXPECT_LT(missing.size(), 1000u);
+}
+
 TEST(MergeShards, OtherConfigToolSettingsOrWorkAreRefused) {
   const std::string config =
       refusal({shard("shard1of2.json"), shard("other_config_shard2of2.json")});
@@ -260,6 +272,9 @@ TEST(MergeShards, MalformedFieldsAreRefusedNamingFileAndPath) {
        "/problems/0/status: expected a string, got null"},
       {[](json& d) { d["problems"][0]["kernels"][0]["is_baseline"] = nullptr; },
        "/problems/0/kernels/0/is_baseline: expected true or false, got null"},
+      // `run --shard K/N` makes at most 10000 shards; merge would count out every missing one.
+      {[](json& d) { d["shard"]["count"] = 2147483647; },
+       "/shard/count: 2147483647 is out of range; allowed: an integer from 1 to 10000"},
   };
   for (const auto& c : cases) {
     json doc = json::parse(testing::read_text(fixture("shard1of2.json")));
