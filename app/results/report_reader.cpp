@@ -48,10 +48,18 @@ void read_conditions(const CheckedJson& c, LoadedTiming& r) {
   expect_object(c, "null or a conditions object");
   const CheckedJson marked = c.at("throttled_samples");
   marked.expect_array();
-  for (size_t i = 0; i < marked.size(); ++i)
-    if (marked.at(i).as_uint64() >= r.samples_ms.size())
+  // Counted as throttled samples: a sample listed twice would count twice, and a list of one
+  // sample repeated would turn every slower verdict of compare into "throttled".
+  std::set<uint64_t> seen;
+  for (size_t i = 0; i < marked.size(); ++i) {
+    const uint64_t sample = marked.at(i).as_uint64();
+    if (sample >= r.samples_ms.size())
       marked.at(i).fail("is not a sample of this timing; allowed: 0 to " +
                         std::to_string(r.samples_ms.size() - 1));
+    if (!seen.insert(sample).second)
+      marked.at(i).fail(
+          fmt::format("sample {} is listed twice; allowed: each sample once", sample));
+  }
   r.throttled_samples = marked.size();
   r.throttle_reasons = optional_string(c, "throttle_reasons");
   std::string text;

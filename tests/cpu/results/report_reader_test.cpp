@@ -120,6 +120,25 @@ TEST(ReportReader, NamesTheFileThePathAndWhatIsWrong) {
             std::string::npos);
 }
 
+// The count of throttled samples decides compare's "throttled" verdicts: a sample listed twice
+// (or 100 times) must not count again.
+TEST(ReportReader, AThrottledSampleListedTwiceIsRefused) {
+  auto doc = minimal_report();
+  doc["problems"][0]["kernels"][0]["timing"]["conditions"] = {{"before", nullptr},
+                                                              {"after", nullptr},
+                                                              {"throttled_samples", {0, 0}},
+                                                              {"throttle_reasons", "x"}};
+  EXPECT_EQ(read_error(doc),
+            "r.json: /problems/0/kernels/0/timing/conditions/throttled_samples/1: sample 0 is "
+            "listed twice; allowed: each sample once");
+  doc["problems"][0]["kernels"][0]["timing"]["conditions"]["throttled_samples"] = {1, 2};
+  EXPECT_EQ(read_error(doc),
+            "r.json: /problems/0/kernels/0/timing/conditions/throttled_samples/1: is not a sample "
+            "of this timing; allowed: 0 to 1");
+  doc["problems"][0]["kernels"][0]["timing"]["conditions"]["throttled_samples"] = {1, 0};
+  EXPECT_EQ(read_report_json(doc, "r.json").problems[0].kernels[0].timing->throttled_samples, 2u);
+}
+
 // What merge and compare compute with must have the types the writers write: a numeric or null
 // status, or a null is_baseline, ended `merge` in an internal error.
 TEST(ReportReader, StatusAndBaselineFlagMustHaveTheirTypes) {
