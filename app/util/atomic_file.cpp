@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -42,7 +43,13 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   std::error_code ec;
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
   if (ec) throw UsageError(shown(path_) + ": cannot create directory: " + ec.message());
-  temp_path_ = path_ + ".tmp." + std::to_string(::getpid());
+  // Not the target's name plus a suffix: a name of NAME_MAX (255) bytes, legal for the target,
+  // would be too long for its temporary. A short name in the same folder (the rename stays on
+  // one file system), unique per process and per file written.
+  static std::atomic<unsigned> files_opened{0};
+  const std::string temp_name =
+      ".normbench.tmp." + std::to_string(::getpid()) + "." + std::to_string(files_opened++);
+  temp_path_ = (target.parent_path() / temp_name).string();
   out_.open(temp_path_, std::ios::binary | std::ios::trunc);
   if (!out_) throw UsageError(shown(path_) + ": cannot write: " + std::strerror(errno));
 }

@@ -30,6 +30,15 @@ TEST(AtomicFile, WritesContentAndCreatesParents) {
   EXPECT_EQ(entries, (std::vector<std::string>{"a", "a/b", "a/b/report.json"}));
 }
 
+// The temporary's name must fit NAME_MAX where the target's does: "<name>.tmp.<pid>" did not.
+TEST(AtomicFile, WritesAFileWhoseNameIsTheLongestAllowed) {
+  TempDir dir;
+  const std::string path = dir.file(std::string(255, 'r'));
+  write_file_atomically(path, "kept\n");
+  EXPECT_EQ(testing::read_text(path), "kept\n");
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{std::string(255, 'r')});
+}
+
 TEST(AtomicFile, ReplacesAnExistingFileOnlyOnCommit) {
   TempDir dir;
   const std::string path = dir.file("out.bin");
