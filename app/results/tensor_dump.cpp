@@ -74,7 +74,7 @@ void check_tensor_root(const std::string& root) {
   if (::stat(root.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
     throw UsageError(option + ": is not a directory; allowed: a folder, or a path to create one");
   try {
-    check_writable(root + "/.normbench-write-check");  // creates the folder, writes, removes
+    check_writable(root + "/.normbench-write-check");  // leaves no file and no folder
   } catch (const UsageError& e) {
     throw UsageError(option + ": cannot write there (" + e.what() +
                      "); allowed: a writable folder");

@@ -40,9 +40,19 @@ void check_output_path(const std::string& path) {
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   check_output_path(path_);
   const fs::path target(path_);
+  // The folders this file creates, deepest first, go again with it if it is never committed:
+  // a run refused after check_writable (or one that found no GPU) must leave nothing behind.
   std::error_code ec;
+  for (fs::path p = target.parent_path();
+       !p.empty() && fs::symlink_status(p, ec).type() == fs::file_type::not_found;
+       p = p.parent_path())
+    created_dirs_.push_back(p);
+  ec.clear();
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  if (ec) throw UsageError(shown(path_) + ": cannot create directory: " + ec.message());
+  if (ec) {
+    remove_created_dirs();
+    throw UsageError(shown(path_) + ": cannot create directory: " + ec.message());
+  }
   // Not the target's name plus a suffix: a name of NAME_MAX (255) bytes, legal for the target,
   // would be too long for its temporary. A short name in the same folder (the rename stays on
   // one file system), unique per process and per file written.
@@ -51,14 +61,24 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
       ".normbench.tmp." + std::to_string(::getpid()) + "." + std::to_string(files_opened++);
   temp_path_ = (target.parent_path() / temp_name).string();
   out_.open(temp_path_, std::ios::binary | std::ios::trunc);
-  if (!out_) throw UsageError(shown(path_) + ": cannot write: " + std::strerror(errno));
+  if (!out_) {
+    const int error = errno;
+    remove_created_dirs();
+    throw UsageError(shown(path_) + ": cannot write: " + std::strerror(error));
+  }
 }
 
 AtomicFile::~AtomicFile() {
   if (!committed_) {
     out_.close();
     std::remove(temp_path_.c_str());
+    remove_created_dirs();
   }
+}
+
+void AtomicFile::remove_created_dirs() {
+  // rmdir: only while empty, so that a folder another file came to fill stays.
+  for (const fs::path& dir : created_dirs_) ::rmdir(dir.c_str());
 }
 
 void AtomicFile::write(const void* data, size_t bytes) {

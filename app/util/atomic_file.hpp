@@ -1,8 +1,10 @@
 // Files that appear complete or not at all: bytes go to a temporary file beside the target,
-// which is renamed over it on commit(). Destroyed without commit(), the temporary is removed.
+// which is renamed over it on commit(). Destroyed without commit(), the temporary is removed,
+// and so are the parent folders it created.
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -24,8 +26,11 @@ class AtomicFile {
   void commit();
 
  private:
+  void remove_created_dirs();
+
   std::string path_;
   std::string temp_path_;
+  std::vector<std::filesystem::path> created_dirs_;  // deepest first
   std::ofstream out_;
   bool committed_ = false;
 };
@@ -39,7 +44,7 @@ void write_file_atomically(const std::string& path, const std::string& content);
 void check_output_path(const std::string& path);
 
 // Throws UsageError naming `path` if a file cannot be created there (checked before a long run
-// rather than after it).
+// rather than after it). Leaves nothing: neither the file nor the folders it made to try.
 void check_writable(const std::string& path);
 
 // Throws UsageError if `output` (given as `option`, e.g. "--out") is the same file as one of

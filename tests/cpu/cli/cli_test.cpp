@@ -252,6 +252,21 @@ bool gpu_present() {
   return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
 }
 
+// The documented "nothing written" holds for the folders of --out too: the writability check
+// made them before the later checks refused the run.
+TEST_F(Cli, ARefusedRunLeavesNoFolderBehind) {
+  const std::string smoke = testing::source_path("configs/smoke.json");
+  const Outcome o =
+      run("run --config " + quoted(smoke) + " --save-tensors /proc/x --out new/r.json");
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_TRUE(contains(o.output, "--save-tensors /proc/x: cannot write there")) << o.output;
+  EXPECT_TRUE(dir_.entries().empty());
+  if (gpu_present()) return;
+  const Outcome no_gpu = run("run --config " + quoted(smoke) + " --out new/deeper/r.json");
+  EXPECT_EQ(no_gpu.exit_code, 3) << no_gpu.output;
+  EXPECT_TRUE(dir_.entries().empty());
+}
+
 TEST_F(Cli, RunWithoutGpuExits3AndWritesNoReport) {
   if (gpu_present()) GTEST_SKIP() << "a CUDA GPU is present; this test is for machines without one";
   const std::string smoke = testing::source_path("configs/smoke.json");

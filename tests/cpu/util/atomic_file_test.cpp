@@ -107,6 +107,20 @@ TEST(AtomicFile, CheckWritableLeavesNoFile) {
   for (const auto& name : dir.entries()) EXPECT_EQ(name.find(".tmp."), std::string::npos) << name;
 }
 
+// A run refused after the check (a bad --save-tensors, no GPU) must not leave "out/" behind;
+// a folder that was there before stays.
+TEST(AtomicFile, CheckWritableLeavesNoFolderItCreated) {
+  TempDir dir;
+  fs::create_directory(dir.file("kept"));
+  EXPECT_NO_THROW(check_writable(dir.file("kept/new/deeper/report.json")));
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"kept"});
+  {
+    AtomicFile file(dir.file("new/report.json"));
+    file.write("partial");
+  }
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"kept"});
+}
+
 // The rename would replace a link, a FIFO or a device (as root, /dev/null itself) instead of
 // writing through it; a path ending in '/' would have its folder created first.
 TEST(AtomicFile, RefusesToReplaceWhatIsNotARegularFile) {
