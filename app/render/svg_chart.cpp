@@ -1,4 +1,6 @@
 #include "app/render/svg_chart.hpp"
+
+#include "app/render/log_axis.hpp"
 #include "app/render/xml_text.hpp"
 
 #include <fmt/format.h>
@@ -18,32 +20,36 @@ constexpr double kTop = 52.0;       // title and legend
 constexpr double kBottom = 32.0;    // tick labels
 constexpr double kRightMargin = 96.0;
 
+// The decades that cover the chart's values and its reference.
+LogAxis log_axis_of(const BarChart& chart) {
+  double lo = chart.reference.value_or(1.0), hi = lo;
+  for (const auto& row : chart.rows)
+    for (const auto& v : row.values)
+      if (v && *v > 0.0 && std::isfinite(*v)) {
+        lo = std::min(lo, *v);
+        hi = std::max(hi, *v);
+      }
+  return LogAxis(lo, hi);
+}
+
 // Maps a value to an x coordinate; empty for values the axis cannot show (log of <= 0).
 class Axis {
  public:
-  Axis(const BarChart& chart, double left, double right) : left_(left), right_(right) {
+  Axis(const BarChart& chart, double left, double right)
+      : left_(left), right_(right), log_axis_(log_axis_of(chart)) {
     log_ = chart.scale == BarChart::Scale::log;
     if (!log_) {
       lo_ = chart.axis_min;
       hi_ = chart.axis_max > chart.axis_min ? chart.axis_max : chart.axis_min + 1.0;
       return;
     }
-    double lo = chart.reference.value_or(1.0), hi = lo;
-    for (const auto& row : chart.rows)
-      for (const auto& v : row.values)
-        if (v && *v > 0.0 && std::isfinite(*v)) {
-          lo = std::min(lo, *v);
-          hi = std::max(hi, *v);
-        }
-    lo_ = std::pow(10.0, std::floor(std::log10(lo)));
-    hi_ = std::pow(10.0, std::ceil(std::log10(hi)));
-    if (hi_ <= lo_) hi_ = lo_ * 10.0;
+    lo_ = log_axis_.lo();
+    hi_ = log_axis_.hi();
   }
 
   bool shows(double v) const { return std::isfinite(v) && (!log_ || v > 0.0); }
   double x(double v) const {
-    const double t = log_ ? (std::log10(v) - std::log10(lo_)) / (std::log10(hi_) - std::log10(lo_))
-                          : (v - lo_) / (hi_ - lo_);
+    const double t = log_ ? log_axis_.fraction(v) : (v - lo_) / (hi_ - lo_);
     return left_ + std::clamp(t, 0.0, 1.0) * (right_ - left_);
   }
   double lo() const { return lo_; }
@@ -51,21 +57,16 @@ class Axis {
   bool beyond(double v) const { return v > hi_; }
 
   std::vector<double> ticks() const {
+    if (log_) return log_axis_.ticks(2);  // two decades or fewer: 1, 2, 5 per decade
     std::vector<double> out;
-    if (!log_) {
-      for (int i = 0; i <= 5; ++i) out.push_back(lo_ + (hi_ - lo_) * i / 5.0);
-      return out;
-    }
-    const bool fine = hi_ / lo_ <= 100.0 + 1e-9;  // two decades or fewer: 1, 2, 5 per decade
-    for (double decade = lo_; decade <= hi_ * 1.0001; decade *= 10.0)
-      for (double m : {1.0, 2.0, 5.0})
-        if ((m == 1.0 || fine) && decade * m <= hi_ * 1.0001) out.push_back(decade * m);
+    for (int i = 0; i <= 5; ++i) out.push_back(lo_ + (hi_ - lo_) * (i / 5.0));
     return out;
   }
 
  private:
   bool log_ = false;
   double lo_ = 0.0, hi_ = 1.0, left_, right_;
+  LogAxis log_axis_;
 };
 
 std::string num(double v) {

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
+#include "app/render/log_axis.hpp"
 #include "app/render/xml_text.hpp"
 
 namespace normbench {
@@ -25,30 +27,26 @@ class Scale {
     lo_ = *std::min_element(values.begin(), values.end());
     hi_ = *std::max_element(values.begin(), values.end());
     log_ = hi_ / lo_ >= 8.0;
-    if (log_) {
-      lo_ = std::pow(10.0, std::floor(std::log10(lo_)));
-      hi_ = std::pow(10.0, std::ceil(std::log10(hi_)));
-    } else {
+    log_axis_ = LogAxis(lo_, hi_);
+    if (!log_) {
       const double pad = hi_ > lo_ ? 0.05 * (hi_ - lo_) : 0.5 * hi_;
       lo_ = std::max(0.0, lo_ - pad);
-      hi_ += pad;
+      // Near DBL_MAX the padding would overflow; at the smallest subnormal it rounds to 0.
+      hi_ = std::min(hi_ + pad, std::numeric_limits<double>::max());
+      if (!(hi_ > lo_)) {
+        lo_ = 0.0;
+        hi_ *= 2.0;
+      }
     }
   }
   double at(double v) const {
-    const double t = log_ ? (std::log10(v) - std::log10(lo_)) / (std::log10(hi_) - std::log10(lo_))
-                          : (v - lo_) / (hi_ - lo_);
+    const double t = log_ ? log_axis_.fraction(v) : (v - lo_) / (hi_ - lo_);
     return from_ + std::clamp(t, 0.0, 1.0) * (to_ - from_);
   }
   std::vector<double> ticks() const {
+    if (log_) return log_axis_.ticks(3);
     std::vector<double> out;
-    if (!log_) {
-      for (int i = 0; i <= 4; ++i) out.push_back(lo_ + (hi_ - lo_) * i / 4.0);
-      return out;
-    }
-    const bool fine = hi_ / lo_ <= 1000.0 + 1e-9;
-    for (double decade = lo_; decade <= hi_ * 1.0001; decade *= 10.0)
-      for (double step : {1.0, 2.0, 5.0})
-        if ((step == 1.0 || fine) && decade * step <= hi_ * 1.0001) out.push_back(decade * step);
+    for (int i = 0; i <= 4; ++i) out.push_back(lo_ + (hi_ - lo_) * (i / 4.0));
     return out;
   }
   bool log() const { return log_; }
@@ -56,6 +54,7 @@ class Scale {
  private:
   double from_, to_, lo_ = 1.0, hi_ = 10.0;
   bool log_ = false;
+  LogAxis log_axis_{1.0, 10.0};
 };
 
 std::string fmt_or(const std::function<std::string(double)>& f, double v) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -113,6 +114,39 @@ TEST(ReportCommand, BadUsageAndUnreadableInputsExitTwo) {
   EXPECT_TRUE(contains(over.err, ": is the input file")) << over.err;
   EXPECT_EQ(testing::read_text(input),
             testing::read_text(testing::source_path("tests/fixtures/h100_kernelbench_v1.json")));
+}
+
+// Times no GPU gives but that a report may hold (finite, positive: subnormal or near DBL_MAX)
+// must still draw: the charts' tick loops never ended once an axis end rounded to 0 or to
+// infinity. Bounded in memory and time, so that such a loop fails the test and not the machine.
+TEST(ReportCommand, ExtremeTimesStillDrawChartsWithFewTicks) {
+  testing::TempDir dir;
+  const auto render = [&](const std::string& report_path, const std::string& html) {
+    return testing::run_binary(
+        "bash", dir,
+        "-c " + quoted("ulimit -v 4000000 && exec timeout 60 " + quoted(NORMBENCH_BINARY) +
+                       " report " + quoted(report_path) + " --out " + quoted(html)));
+  };
+  // kernelbench draws bar charts (speedups), scaling line charts (a sweep's median times).
+  for (const char* name : {"kernelbench.json", "scaling.json"}) {
+    const std::string original = testing::source_path("results/nvidia-h100-80gb-hbm3/") + name;
+    ASSERT_EQ(render(original, dir.file("original.html")).exit_code, 0) << name;
+    const size_t usual_size = testing::read_text(dir.file("original.html")).size();
+    for (const double ms : {5e307, 1.7e308, 1e-323, 4.9e-324}) {
+      SCOPED_TRACE(std::string(name) + " at " + std::to_string(ms) + " ms");
+      nlohmann::json doc = nlohmann::json::parse(testing::read_text(original));
+      nlohmann::json& timing = doc["problems"][0]["kernels"][0]["timing"];
+      for (nlohmann::json& sample : timing["samples_ms"]) sample = ms;
+      for (const char* key : {"median_ms", "mean_ms", "min_ms", "max_ms"}) timing[key] = ms;
+      testing::write_text(dir.file("extreme.json"), doc.dump());
+      const ReportRun r = render(dir.file("extreme.json"), dir.file("extreme.html"));
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      const std::string html = testing::read_text(dir.file("extreme.html"));
+      for (const char* bad : {"\"nan\"", "\"inf\"", "\"-inf\""})
+        EXPECT_FALSE(contains(html, bad)) << bad;  // every coordinate is a number
+      EXPECT_LT(html.size(), 2 * usual_size);      // a dozen ticks, not hundreds
+    }
+  }
 }
 
 TEST(ReportCommand, DifferentGpusNeedAllowMismatch) {
