@@ -10,11 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/command.hpp"
+#include "app/cli/command_plugins.hpp"
 #include "app/cli/non_empty_option.hpp"
 #include "app/cli/seed_option.hpp"
 #include "app/config/config.hpp"
 #include "app/inputs/inputs.hpp"
-#include "app/plugin/plugin_loader.hpp"
 #include "app/results/report_writer.hpp"
 #include "app/run/problem_runner.hpp"
 #include "app/run/work_plan.hpp"
@@ -78,9 +78,7 @@ std::string format_text(const json& geometry) {
 int plan(const PlanOptions& o) {
   const RunConfig config =
       o.config_path.empty() ? builtin_config() : load_config_file(o.config_path);
-  std::vector<std::string> plugins = config.plugins;
-  plugins.insert(plugins.end(), o.plugins.begin(), o.plugins.end());
-  load_plugins(plugins);
+  load_command_plugins(config, o.plugins);
   RunSettings settings;
   settings.problem_filter = o.problems;
   settings.kernel_filter = o.kernels;

@@ -6,10 +6,10 @@
 #include <optional>
 
 #include "app/cli/command.hpp"
+#include "app/cli/command_plugins.hpp"
 #include "app/cli/non_empty_option.hpp"
 #include "app/cli/seed_option.hpp"
 #include "app/config/config.hpp"
-#include "app/plugin/plugin_loader.hpp"
 #include "app/python/python_candidates.hpp"
 #include "app/render/report_summary.hpp"
 #include "app/render/report_table.hpp"
@@ -50,9 +50,8 @@ struct RunOptions {
 int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   const RunConfig config =
       o.config_path.empty() ? builtin_config() : load_config_file(o.config_path);
-  std::vector<std::string> plugins = config.plugins;
-  plugins.insert(plugins.end(), o.plugins.begin(), o.plugins.end());
-  load_plugins(plugins);  // before the filters are checked: --kernel may name a plugin's
+  // Before the filters are checked: --kernel may name a plugin's kernel.
+  load_command_plugins(config, o.plugins);
   RunSettings settings;
   settings.problem_filter = o.problems;
   settings.kernel_filter = o.kernels;
@@ -78,7 +77,8 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   }
   const std::string out = o.out.empty() ? "normbench-" + config.name + ".json" : o.out;
   // Before the run, not after it, and before looking for a GPU.
-  std::vector<std::string> inputs = plugins;
+  std::vector<std::string> inputs = config.plugins;
+  inputs.insert(inputs.end(), o.plugins.begin(), o.plugins.end());
   if (!o.config_path.empty()) inputs.push_back(o.config_path);
   for (const std::string& file : o.python.kernelbench_files) inputs.push_back(file);
   refuse_overwriting_inputs("--out", out, inputs);

@@ -258,10 +258,18 @@ LoadedPlugin load_plugin(const std::string& path, std::unordered_set<std::string
 
 }  // namespace
 
-std::vector<LoadedPlugin> load_plugins(const std::vector<std::string>& paths) {
+std::vector<LoadedPlugin> load_plugins(const std::vector<std::string>& paths,
+                                       const std::vector<std::string>& named_by) {
   std::vector<LoadedPlugin> loaded;
   std::unordered_set<std::string> ids;
-  for (const std::string& path : paths) loaded.push_back(load_plugin(path, ids));
+  for (size_t i = 0; i < paths.size(); ++i) {
+    try {
+      loaded.push_back(load_plugin(paths[i], ids));
+    } catch (const UsageError& e) {
+      if (i >= named_by.size() || named_by[i].empty()) throw;
+      throw UsageError(named_by[i] + ": " + e.what());
+    }
+  }
   return loaded;
 }
 

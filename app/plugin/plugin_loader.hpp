@@ -16,7 +16,9 @@ struct LoadedPlugin {
 // Loads each plugin and registers its kernels. Throws UsageError (exit 2) naming the plugin and
 // what is wrong: a missing file, a library that does not load, no entry point, another ABI
 // version, a failed registration, an id registered already or outside its op. A plugin is
-// checked whole before any of its kernels is registered.
-std::vector<LoadedPlugin> load_plugins(const std::vector<std::string>& paths);
+// checked whole before any of its kernels is registered. `named_by[i]`, where given and not
+// empty, says where paths[i] came from ("configs/x.json: /plugins/0") and opens its messages.
+std::vector<LoadedPlugin> load_plugins(const std::vector<std::string>& paths,
+                                       const std::vector<std::string>& named_by = {});
 
 }  // namespace normbench

@@ -174,7 +174,7 @@ TEST(PluginCli, DescriptionsThatAreNotUtf8OrHoldEscapesAreListedSafely) {
   EXPECT_TRUE(contains(json.output, "\"\xef\xbf\xbd\\u001b[31mred\"")) << json.output;
 }
 
-TEST(PluginCli, AConfigsPluginsAreFoundNextToTheConfig) {
+TEST(PluginCli, AConfigsPluginsAreFoundNextToTheConfigAndNamedByItWhenBad) {
   testing::TempDir dir;
   std::filesystem::create_directory(dir.file("configs"));
   std::filesystem::copy_file(plugin("good"), dir.file("configs/mine.so"));
@@ -189,7 +189,10 @@ TEST(PluginCli, AConfigsPluginsAreFoundNextToTheConfig) {
       "problems": [{"id": "a", "op": "layer_norm", "shape": [4], "normalized_shape": [4]}]})");
   const Outcome bad = normbench("run --config configs/bad.json --out r2.json", dir.path());
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
-  EXPECT_TRUE(contains(bad.output, "plugin configs/nope.so: no such file")) << bad.output;
+  // Named by the config file and the JSON path that gave it, as any config error is.
+  EXPECT_TRUE(
+      contains(bad.output, "configs/bad.json: /plugins/0: plugin configs/nope.so: no such file"))
+      << bad.output;
   testing::write_text(dir.file("configs/typed.json"), R"({"name": "t", "plugins": [7],
       "problems": [{"id": "a", "op": "layer_norm", "shape": [4], "normalized_shape": [4]}]})");
   const Outcome typed = normbench("run --config configs/typed.json --out r3.json", dir.path());
