@@ -70,12 +70,18 @@ class Refusals {
   std::vector<std::string> items_;
 };
 
-// Every GPU model a report ran on: its device and each of its devices[].
+// Every GPU model a report ran on: its device and each of its devices[]; a report of no device
+// (a null device: its run found no GPU) has the empty name, its own model, as compare counts it.
 std::set<std::string> models_of(const ReportHeader& h) {
   std::set<std::string> models;
   if (!h.device_name.empty()) models.insert(h.device_name);
   for (const LoadedDevice& d : h.devices) models.insert(d.name);
+  if (models.empty()) models.insert("");
   return models;
+}
+
+std::string model_text(const std::string& name) {
+  return name.empty() ? "no device" : "\"" + shown(name) + "\"";
 }
 
 void check_same_run(const std::vector<ShardReport>& shards, bool allow_mismatch, Refusals& refusals,
@@ -117,9 +123,9 @@ void check_same_run(const std::vector<ShardReport>& shards, bool allow_mismatch,
     }
     for (const std::string& model : models_of(b)) {
       if (model == a.device_name) continue;
-      const std::string what = "different GPU models: " + shown(a.path) + " ran on \"" +
-                               shown(a.device_name) + "\", " + shown(b.path) + " on \"" +
-                               shown(model) + "\"";
+      const std::string what = "different GPU models: " + shown(a.path) + " ran on " +
+                               model_text(a.device_name) + ", " + shown(b.path) + " on " +
+                               model_text(model);
       if (allow_mismatch)
         warnings.push_back(what + " (merged anyway: --allow-mismatch)");
       else

@@ -235,6 +235,20 @@ TEST(MergeShards, OtherGpuModelsOnlyWithAllowMismatch) {
   EXPECT_TRUE(contains(merged.warnings[0], "--allow-mismatch"));
 }
 
+// A shard whose run found no GPU (device null) is a model of its own, whichever shard comes first.
+TEST(MergeShards, AShardOfNoDeviceBesideAGpuIsAnotherModel) {
+  const auto no_device = [](json& d) {
+    d["device"] = nullptr;
+    d.erase("devices");
+  };
+  const std::string second =
+      refusal({shard("shard1of2.json"), edited("shard2of2.json", no_device)});
+  EXPECT_TRUE(contains(second, "different GPU models")) << second;
+  EXPECT_TRUE(contains(second, "on no device")) << second;
+  const std::string first = refusal({edited("shard1of2.json", no_device), shard("shard2of2.json")});
+  EXPECT_TRUE(contains(first, "ran on no device")) << first;
+}
+
 TEST(MergeShards, AnAbortedShardMakesAnAbortedMerge) {
   const MergedReport merged = merge({shard("shard1of2.json"), edited("shard2of2.json", [](json& d) {
                                        d["aborted"] = "the GPU became unusable";
