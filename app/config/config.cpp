@@ -207,9 +207,10 @@ std::string overflow_text(double value, DType dtype, const std::string& where) {
       value, name, where, largest, largest);
 }
 
-// Every number of the inputs' distributions must be finite in the type of its tensor, and eps
-// finite and normal in float32, in which every kernel adds it to the variance: a constant 1e300
-// would make every input infinite, in float32 as in float16.
+// Every number of the inputs' distributions must be finite in the type of its tensor, eps
+// finite and normal in float32, in which every kernel adds it to the variance, and
+// layer_norm_gelu_scale's scale finite in the output's type: a constant 1e300 would make every
+// input infinite, in float32 as in float16, and a scale of 1e300 every output.
 void check_values_fit_types(const CheckedJson& node, const ProblemConfig& p, const Settings& s) {
   for (const auto& [name, distribution] : p.inputs) {
     const bool is_param = name == "weight" || name == "bias";
@@ -224,6 +225,10 @@ void check_values_fit_types(const CheckedJson& node, const ProblemConfig& p, con
   if (!std::isfinite(round_to_dtype(p.shape.eps, DType::float32)))
     node.fail_at(s.eps_path, overflow_text(p.shape.eps, DType::float32,
                                            ", in which kernels add eps to the variance"));
+  if (p.shape.op == Op::layer_norm_gelu_scale && node.has("scale") &&
+      !std::isfinite(round_to_dtype(p.shape.scale, p.shape.dtype)))
+    node.at("scale").fail(
+        overflow_text(p.shape.scale, p.shape.dtype, ", the type of the outputs it multiplies"));
   // Below the smallest normal float32 eps rounds to 0, or to a subnormal that kernels built to
   // flush subnormals make 0: a row of zeros would then divide by zero.
   const float smallest_normal = std::numeric_limits<float>::min();

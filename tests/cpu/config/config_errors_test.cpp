@@ -700,6 +700,16 @@ const BadConfig kBadConfigs[] = {
     {"eps_subnormal_in_float32",
      [](json& d) { d["defaults"]["eps"] = 1e-40; },
      {"/defaults/eps: 1e-40 underflows float32", "allowed: at least 1.1754944e-38"}},
+    // Every output of layer_norm_gelu_scale would overflow its type.
+    {"scale_overflows_float32",
+     [](json& d) { d["problems"][2]["scale"] = 1e300; },
+     {"/problems/2/scale: 1e+300 overflows float32, the type of the outputs it multiplies"}},
+    {"scale_overflows_float16",
+     [](json& d) {
+       d["problems"][2]["scale"] = 1e5;
+       d["problems"][2]["dtype"] = "float16";
+     },
+     {"/problems/2/scale: 100000 overflows float16", "allowed: a magnitude of at most 65504"}},
 };
 
 INSTANTIATE_TEST_SUITE_P(All, ConfigErrorCase, ::testing::ValuesIn(kBadConfigs),
