@@ -148,12 +148,18 @@ TEST(ConfigErrors, LongTextIsShortenedInMessages) {
   EXPECT_LT(config_error(bad.dump(), std::string(100000, 's')).size(), 1000u);
 }
 
-TEST(ConfigErrors, NumberOutOfRangeNamesItsPath) {
+// The base config with `"eps": <number as written>` in problem "ln": numbers that a json value
+// cannot hold.
+std::string with_eps_written(const std::string& number) {
   std::string text = base_config().dump();
   const std::string eps_in_problem = R"("id":"ln",)";
   text.replace(text.find(eps_in_problem), eps_in_problem.size(),
-               eps_in_problem + R"("eps":1e400,)");
-  EXPECT_EQ(config_error(text),
+               eps_in_problem + R"("eps":)" + number + ",");
+  return text;
+}
+
+TEST(ConfigErrors, NumberOutOfRangeNamesItsPath) {
+  EXPECT_EQ(config_error(with_eps_written("1e400")),
             "bad.json: /problems/0/eps: the number 1e400 is out of range; allowed: a finite "
             "number (magnitude below 1.8e308)");
 }
@@ -161,11 +167,7 @@ TEST(ConfigErrors, NumberOutOfRangeNamesItsPath) {
 // The parsed double of 1e-400 is 0: a message built from it would show "0.0", which the file
 // does not have.
 TEST(ConfigErrors, NumberThatUnderflowsIsShownAsWritten) {
-  std::string text = base_config().dump();
-  const std::string eps_in_problem = R"("id":"ln",)";
-  text.replace(text.find(eps_in_problem), eps_in_problem.size(),
-               eps_in_problem + R"("eps":1E-400,)");
-  EXPECT_EQ(config_error(text),
+  EXPECT_EQ(config_error(with_eps_written("1E-400")),
             "bad.json: /problems/0/eps: the number 1E-400 underflows to 0; allowed: 0, or a "
             "magnitude of at least 4.9e-324");
   // Zero written as such is a number like any other.
