@@ -51,7 +51,7 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   const RunConfig config =
       o.config_path.empty() ? builtin_config() : load_config_file(o.config_path);
   // Before the filters are checked: --kernel may name a plugin's kernel.
-  load_command_plugins(config, o.plugins);
+  const std::vector<LoadedPlugin> plugins = load_command_plugins(config, o.plugins);
   RunSettings settings;
   settings.problem_filter = o.problems;
   settings.kernel_filter = o.kernels;
@@ -77,8 +77,8 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   }
   const std::string out = o.out.empty() ? "normbench-" + config.name + ".json" : o.out;
   // Before the run, not after it, and before looking for a GPU.
-  std::vector<std::string> inputs = config.plugins;
-  inputs.insert(inputs.end(), o.plugins.begin(), o.plugins.end());
+  std::vector<std::string> inputs;
+  for (const LoadedPlugin& plugin : plugins) inputs.push_back(plugin.path);
   if (!o.config_path.empty()) inputs.push_back(o.config_path);
   for (const std::string& file : o.python.kernelbench_files) inputs.push_back(file);
   refuse_overwriting_inputs("--out", out, inputs);

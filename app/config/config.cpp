@@ -225,10 +225,6 @@ void check_values_fit_types(const CheckedJson& node, const ProblemConfig& p, con
   if (!std::isfinite(round_to_dtype(p.shape.eps, DType::float32)))
     node.fail_at(s.eps_path, overflow_text(p.shape.eps, DType::float32,
                                            ", in which kernels add eps to the variance"));
-  if (p.shape.op == Op::layer_norm_gelu_scale && node.has("scale") &&
-      !std::isfinite(round_to_dtype(p.shape.scale, p.shape.dtype)))
-    node.at("scale").fail(
-        overflow_text(p.shape.scale, p.shape.dtype, ", the type of the outputs it multiplies"));
   // Below the smallest normal float32 eps rounds to 0, or to a subnormal that kernels built to
   // flush subnormals make 0: a row of zeros would then divide by zero.
   const float smallest_normal = std::numeric_limits<float>::min();
@@ -237,6 +233,10 @@ void check_values_fit_types(const CheckedJson& node, const ProblemConfig& p, con
                  fmt::format("{} underflows float32, in which kernels add eps to the variance (its "
                              "smallest normal value is {}); allowed: at least {}",
                              p.shape.eps, smallest_normal, smallest_normal));
+  if (p.shape.op == Op::layer_norm_gelu_scale && node.has("scale") &&
+      !std::isfinite(round_to_dtype(p.shape.scale, p.shape.dtype)))
+    node.at("scale").fail(
+        overflow_text(p.shape.scale, p.shape.dtype, ", the type of the outputs it multiplies"));
 }
 
 nlohmann::json settings_json(const ProblemConfig& p) {
