@@ -240,7 +240,7 @@ TimingDecision decide_timing(const std::vector<double>& baseline_ms,
              std::to_string(candidate_ms.size()) + "; need " + std::to_string(min_samples) + ")";
     if (slower_medians) {
       d.untested_slowdown = true;
-      d.note += fmt::format(", though the medians say {:.2f}x slower", *t.ratio);
+      d.note += fmt::format(", though the medians say {:#.3g}x slower", *t.ratio);
     }
     return d;
   }

@@ -31,7 +31,10 @@ Row result_row(const KernelComparison& r) {
     row[3] = fmt::format("{:.4g}", t->candidate_median_ms);
     if (t->ratio) {
       const double percent = 100.0 * (*t->ratio - 1.0);
-      row[4] = fmt::format("{:+.1f}%", std::abs(percent) < 0.05 ? 0.0 : percent);  // no "-0.0%"
+      // No "-0.0%"; a hand-edited report's absurd ratio in three digits, not hundreds.
+      row[4] = std::abs(percent) >= 1e6
+                   ? fmt::format("{:+.3g}%", percent)
+                   : fmt::format("{:+.1f}%", std::abs(percent) < 0.05 ? 0.0 : percent);
     }
     if (t->p_value) row[5] = fmt::format("{:.2g}", *t->p_value);
   }

@@ -3,10 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "app/util/json_checks.hpp"
 
 namespace normbench {
+
+std::string fixed_digits(double v, int decimals) {
+  if (std::isfinite(v) && std::fabs(v) >= 1e6) return fmt::format("{:.3g}", v);
+  return fmt::format("{:.{}f}", v, decimals);
+}
 
 namespace {
 using Style = ReportCell::Style;
@@ -28,7 +34,7 @@ TimeUnit time_unit(double ms) {
 // Four significant digits, trailing zeros kept: 8.516, 2.210, 137.2, 462.6.
 std::string in_unit(double ms, const TimeUnit& unit) {
   const double v = ms * unit.per_ms;
-  return v >= 1000.0 ? fmt::format("{:.0f}", v) : fmt::format("{:#.4g}", v);
+  return v >= 1000.0 ? fixed_digits(v, 0) : fmt::format("{:#.4g}", v);
 }
 
 std::string status_text(KernelStatus status) {
@@ -123,20 +129,21 @@ ReportCell deterministic_cell(const ReportKernel& k) {
 ReportCell spread_cell(const LoadedTiming& t) {
   const TimeUnit unit = time_unit(t.median_ms);
   const std::string detail =
-      fmt::format("{} samples, relative stdev {:.2f}%, min {} max {}, stopped: {}",
-                  t.samples_ms.size(), 100.0 * t.relative_stdev, format_time(t.min_ms),
+      fmt::format("{} samples, relative stdev {}%, min {} max {}, stopped: {}", t.samples_ms.size(),
+                  fixed_digits(100.0 * t.relative_stdev, 2), format_time(t.min_ms),
                   format_time(t.max_ms), t.stop_reason.empty() ? "?" : t.stop_reason);
   // Sampling that ran out of time never got as precise as the config asks: flag it.
   const Style style = t.stop_reason == "time_limit" ? Style::warn : Style::plain;
   if (!t.median_ci_ms)  // a schema 1 report: the stdev is what it has
-    return report_cell(fmt::format("\u00b1{:.2f}% stdev ({}\u2013{} {})", 100.0 * t.relative_stdev,
-                                   in_unit(t.min_ms, unit), in_unit(t.max_ms, unit), unit.name),
-                       style, detail);
+    return report_cell(
+        fmt::format("\u00b1{}% stdev ({}\u2013{} {})", fixed_digits(100.0 * t.relative_stdev, 2),
+                    in_unit(t.min_ms, unit), in_unit(t.max_ms, unit), unit.name),
+        style, detail);
   const auto [low, high] = *t.median_ci_ms;
   const double half =
       t.median_ms > 0.0 ? std::max(t.median_ms - low, high - t.median_ms) / t.median_ms : 0.0;
-  return report_cell(fmt::format("\u00b1{:.2f}% ({}\u2013{} {})", 100.0 * half, in_unit(low, unit),
-                                 in_unit(high, unit), unit.name),
+  return report_cell(fmt::format("\u00b1{}% ({}\u2013{} {})", fixed_digits(100.0 * half, 2),
+                                 in_unit(low, unit), in_unit(high, unit), unit.name),
                      style, detail);
 }
 
@@ -198,18 +205,18 @@ std::string format_time(double ms) {
 }
 
 std::string format_speedup(double ratio) {
-  if (ratio >= 100.0) return fmt::format("{:.0f}\u00d7", ratio);
+  if (ratio >= 100.0) return fixed_digits(ratio, 0) + "\u00d7";
   if (ratio >= 10.0) return fmt::format("{:.1f}\u00d7", ratio);
   if (ratio >= 0.1) return fmt::format("{:.2f}\u00d7", ratio);
   return fmt::format("{:.2g}\u00d7", ratio);
 }
 
 std::string format_gb_per_s(double gb_per_s) {
-  return gb_per_s >= 100.0 ? fmt::format("{:.0f}", gb_per_s) : fmt::format("{:.1f}", gb_per_s);
+  return fixed_digits(gb_per_s, gb_per_s >= 100.0 ? 0 : 1);
 }
 
 std::string format_percent(double percent) {
-  return fmt::format("{:.1f}%", percent);
+  return fixed_digits(percent, 1) + "%";
 }
 
 std::string floor_text(const ProblemFloor& floor, bool l2_evicted) {

@@ -32,8 +32,9 @@ std::string median_text(const LoadedTiming& t) {
   std::string out = format_time(t.median_ms);
   if (t.median_ci_ms && t.median_ms > 0.0) {
     const auto [low, high] = *t.median_ci_ms;
-    out += fmt::format(" \u00b1{:.1f}%",
-                       100.0 * std::max(t.median_ms - low, high - t.median_ms) / t.median_ms);
+    out += " \u00b1" +
+           fixed_digits(100.0 * std::max(t.median_ms - low, high - t.median_ms) / t.median_ms, 1) +
+           "%";
   }
   return out;
 }

@@ -406,6 +406,17 @@ TEST(CompareStatusRules, AnUntestedSlowdownExitsFourWithoutStrictAndARegressionS
   EXPECT_EQ(compare_reports(base, worse, CompareSettings{}).exit_code, kExitFailed);
 }
 
+// A hand-edited report's absurd median: its change and note in a few digits, not hundreds.
+TEST(CompareStatusRules, AnAbsurdRatioPrintsInAFewDigits) {
+  const auto five = samples_around(1.0, 0.001, 5), four = samples_around(1.0, 0.001, 4);
+  const LoadedReport base = report({{"P", {kernel("k", "passed", five)}}});
+  const LoadedReport cand = report({{"P", {kernel("k", "passed", scaled(four, 1e300))}}});
+  const std::string table = format_compare_table(compare_reports(base, cand, CompareSettings{}));
+  EXPECT_NE(table.find("+1e+302%"), std::string::npos) << table;
+  EXPECT_NE(table.find("the medians say 1.00e+300x slower"), std::string::npos) << table;
+  EXPECT_EQ(table.find("00000000000000000000"), std::string::npos) << table;
+}
+
 TEST(CompareStatusRules, MismatchIsRefusedUnlessAllowed) {
   const LoadedReport base = report({}, "NVIDIA H100 80GB HBM3", "h1");
   const LoadedReport other_gpu = report({}, "NVIDIA A100-SXM4-80GB", "h1");

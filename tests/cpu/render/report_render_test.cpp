@@ -349,6 +349,33 @@ TEST(ReportRender, ALatencyBoundProblemSaysSo) {
   EXPECT_TRUE(contains(old, "at least 320 B moved; floor 0.1600 ns (copy)\n")) << old;
 }
 
+// A hand-edited report's absurd times (1e300 ms for the baseline, 1e-300 ms for the rest, an
+// interval up to 1e300 ms) give speedups, percentages and spreads of hundreds of digits in
+// fixed point: the tables print them in three significant digits instead.
+TEST(ReportRender, AbsurdTimesPrintInAFewDigits) {
+  json report =
+      json::parse(testing::read_text(testing::source_path("tests/fixtures/h100_edge_v1.json")));
+  for (json& problem : report["problems"]) {
+    for (json& kernel : problem["kernels"]) {
+      if (!kernel.contains("timing") || kernel["timing"].is_null()) continue;
+      json& t = kernel["timing"];
+      const double ms =
+          kernel["id"].get<std::string>().find(".naive") != std::string::npos ? 1e300 : 1e-300;
+      for (const char* key : {"median_ms", "mean_ms", "min_ms", "max_ms"}) t[key] = ms;
+      t["samples_ms"] = json::array({ms, ms, ms});
+      t["median_ci_ms"] = json::array({ms, 1e300});
+    }
+  }
+  const ReportModel model = merge_reports({read_report_json(report, "absurd.json")}, false);
+  const std::regex long_number("[0-9]{20,}");
+  const std::string md = render_markdown(model);
+  EXPECT_FALSE(std::regex_search(md, long_number)) << md;
+  EXPECT_TRUE(contains(md, "e+")) << md;
+  const std::string html = render_html(model);
+  EXPECT_FALSE(std::regex_search(html, long_number));
+  EXPECT_EQ(tag_balance_error(html), "");
+}
+
 TEST(ReportRender, AKernelMostOfWhoseSamplesThrottledIsAWarningWithItsConditions) {
   json report =
       json::parse(testing::read_text(testing::source_path("tests/fixtures/report/writer_v2.json")));
