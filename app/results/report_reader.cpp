@@ -75,9 +75,11 @@ LoadedTiming read_timing(const CheckedJson& t) {
   const CheckedJson samples = t.at("samples_ms");
   samples.expect_array();
   if (samples.size() == 0) samples.fail("expected at least one sample");
+  // No launch takes 0 ms, and against a median of 0 no slowdown has a ratio: a baseline of
+  // zeros would pass every candidate through `compare`.
   for (size_t i = 0; i < samples.size(); ++i)
-    r.samples_ms.push_back(samples.at(i).as_number_at_least(0.0));
-  r.median_ms = t.at("median_ms").as_number_at_least(0.0);
+    r.samples_ms.push_back(samples.at(i).as_number_above(0.0));
+  r.median_ms = t.at("median_ms").as_number_above(0.0);
   // The median is what `report` shows and the samples are what `compare` tests: they must
   // tell the same story.
   const double from_samples = median(r.samples_ms);
@@ -148,6 +150,9 @@ LoadedKernel read_kernel(const CheckedJson& k) {
     const CheckedJson v = k.at("verification");
     expect_object(v, "null or a verification object");
     r.verified = v.at("passed").as_bool();
+    // A kernel passes only if its outputs did: `compare` and the JUnit output trust the status.
+    if (r.status == KernelStatus::passed && !*r.verified)
+      v.at("passed").fail("is false for a passed kernel; allowed: true where status is passed");
     r.max_abs_error = optional_number(v, "max_abs_error");
     r.max_rel_error = optional_number(v, "max_rel_error");
     if (present(v, "accuracy")) {

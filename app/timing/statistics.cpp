@@ -13,7 +13,7 @@ double median(std::vector<double> values) {
   const double upper = values[mid];
   if (values.size() % 2 == 1) return upper;
   const double lower = *std::max_element(values.begin(), values.begin() + static_cast<long>(mid));
-  return 0.5 * (lower + upper);
+  return lower + 0.5 * (upper - lower);  // (lower + upper) / 2 overflows near DBL_MAX
 }
 
 SampleSummary summarize(std::vector<double> samples) {

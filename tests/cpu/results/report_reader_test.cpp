@@ -139,6 +139,31 @@ TEST(ReportReader, AThrottledSampleListedTwiceIsRefused) {
   EXPECT_EQ(read_report_json(doc, "r.json").problems[0].kernels[0].timing->throttled_samples, 2u);
 }
 
+// Against a baseline of zeros no slowdown has a ratio, and compare passed a 2x slowdown with
+// exit 0; a kernel whose outputs failed cannot have passed.
+TEST(ReportReader, ZeroTimesAndAPassedKernelThatFailedVerificationAreRefused) {
+  auto doc = minimal_report();
+  doc["problems"][0]["kernels"][0]["timing"] = {{"median_ms", 0.0}, {"samples_ms", {0.0, 0.0}}};
+  EXPECT_EQ(read_error(doc),
+            "r.json: /problems/0/kernels/0/timing/samples_ms/0: 0.0 is out of range; allowed: a "
+            "number > 0.0");
+  doc = minimal_report();
+  doc["problems"][0]["kernels"][0]["verification"] = {{"passed", false}};
+  EXPECT_EQ(read_error(doc),
+            "r.json: /problems/0/kernels/0/verification/passed: is false for a passed kernel; "
+            "allowed: true where status is passed");
+  doc["problems"][0]["kernels"][0]["status"] = "failed";
+  EXPECT_FALSE(*read_report_json(doc, "r.json").problems[0].kernels[0].verified);
+}
+
+// Samples near DBL_MAX: their median is computed without overflowing to inf.
+TEST(ReportReader, TheMedianOfHugeSamplesIsFinite) {
+  auto doc = minimal_report();
+  doc["problems"][0]["kernels"][0]["timing"] = {{"median_ms", 1.6e308},
+                                                {"samples_ms", {1.5e308, 1.7e308}}};
+  EXPECT_EQ(read_report_json(doc, "r.json").problems[0].kernels[0].timing->median_ms, 1.6e308);
+}
+
 // What merge and compare compute with must have the types the writers write: a numeric or null
 // status, or a null is_baseline, ended `merge` in an internal error.
 TEST(ReportReader, StatusAndBaselineFlagMustHaveTheirTypes) {
