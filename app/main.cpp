@@ -2,6 +2,7 @@
 // this file lists them, parses the command line and turns errors into documented exit codes.
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -35,6 +36,9 @@ void print_error(const char* prefix, const char* what) {
 
 int main(int argc, char** argv) {
   using namespace normbench;
+  // A reader that closes the pipe early (`normbench compare ... | head`) must get exit 3 and a
+  // message from the write checks below, not a silent death by SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{
       "normbench: verify CUDA normalization kernels against a float64 reference and "
       "time them.\nExit codes: 0 all verified, 1 a kernel failed verification, "
@@ -57,7 +61,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);  // runs the chosen subcommand's callback
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;  // --help and --version exit 0
+    if (app.exit(e) != 0) return kExitUsage;
+    // --help and --version exit 0 where their text was written.
+    return standard_output_failed() ? standard_output_error() : kExitOk;
   } catch (const UsageError& e) {
     print_error("", e.what());
     return kExitUsage;

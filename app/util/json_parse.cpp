@@ -135,6 +135,10 @@ class PathTrackingBuilder : public nlohmann::json_sax<json> {
 }  // namespace
 
 json parse_json_text(const std::string& text, const std::string& source) {
+  // The parser takes a NUL byte for the end of the input: whatever follows it would be ignored.
+  if (const size_t nul = text.find('\0'); nul != std::string::npos)
+    throw ConfigError(shown(source) + ": byte " + std::to_string(nul) +
+                      " is a NUL byte; allowed: JSON text, which has none");
   json document;
   PathTrackingBuilder builder(document);
   if (!json::sax_parse(text, &builder)) throw ConfigError(shown(source) + ": " + builder.error());

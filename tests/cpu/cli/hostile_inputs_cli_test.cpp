@@ -189,8 +189,9 @@ TEST_F(HostileInputs, OutputThatCannotReachStandardOutputIsAnError) {
       quoted(testing::source_path("tests/fixtures/compare/identical.json"));
   const std::string report =
       "report " + quoted(testing::source_path("tests/fixtures/h100_kernelbench_v1.json"));
-  const std::vector<std::string> commands = {"list", "list --json", "plan --json",
-                                             compare + " --json", report + " --out -"};
+  const std::vector<std::string> commands = {
+      "list",      "list --json",       "plan --json",      "--help",
+      "--version", compare + " --json", report + " --out -"};
   for (const std::string& args : commands) {
     const CliRun r = testing::run_binary(
         "sh", dir_, "-c " + quoted(quoted(NORMBENCH_BINARY) + " " + args + " >/dev/full"));
@@ -198,6 +199,20 @@ TEST_F(HostileInputs, OutputThatCannotReachStandardOutputIsAnError) {
     EXPECT_TRUE(contains(r.err, "normbench: cannot write to standard output: No space left"))
         << args << "\n"
         << r.err;
+  }
+}
+
+// A reader that stops early (`| head`) once killed normbench by SIGPIPE, silently.
+TEST_F(HostileInputs, AReaderThatClosesThePipeEarlyGetsExitThreeNotASignal) {
+  const std::string decode =
+      quoted(testing::source_path("results/nvidia-h100-80gb-hbm3/decode.json"));
+  for (const std::string& args :
+       {"compare " + decode + " " + decode, "report " + decode + " --out -"}) {
+    // The output (100-300 KB) outgrows the pipe's buffer after head has closed it.
+    const std::string script = "( " + quoted(NORMBENCH_BINARY) + " " + args +
+                               "; echo $? > status ) | head -c 1 > /dev/null";
+    testing::run_binary("sh", dir_, "-c " + quoted(script));
+    EXPECT_EQ(testing::read_text(dir_.file("status")), "3\n") << args;
   }
 }
 

@@ -111,6 +111,14 @@ TEST(ConfigErrors, DeepNestingIsRefusedNotACrash) {
                   {"bad.json: /problems/0/shape/0/0/", "nested deeper than 64 levels"});
 }
 
+// The parser took a NUL byte for the end of the input and ignored what followed it.
+TEST(ConfigErrors, ANulByteIsRefusedNotTheEndOfTheFile) {
+  const std::string text = base_config().dump();
+  EXPECT_EQ(config_error(text + std::string(1, '\0') + "{\"name\": \"y\"}"),
+            "bad.json: byte " + std::to_string(text.size()) +
+                " is a NUL byte; allowed: JSON text, which has none");
+}
+
 // std::regex_match recursed once per character: an id of some 26,000 crashed normbench.
 TEST(ConfigErrors, LongIdIsRefusedNotACrash) {
   json doc = base_config();
