@@ -83,7 +83,7 @@ int run(const RunOptions& o, const std::vector<std::string>& command_line) {
   for (const std::string& file : o.python.kernelbench_files) inputs.push_back(file);
   refuse_overwriting_inputs("--out", out, inputs);
   check_writable(out);
-  if (!o.save_tensors.empty()) check_tensor_root(o.save_tensors);
+  if (!o.save_tensors.empty()) check_tensor_root(o.save_tensors, out);
   if (devices) {
     settings.devices = resolve_devices(*devices, count_visible_devices(), o.devices);
     settings.device = settings.devices.front();

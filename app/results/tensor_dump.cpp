@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <vector>
 
 #include "app/util/atomic_file.hpp"
@@ -12,6 +13,8 @@
 #include "reference/parallel_chunks.hpp"
 
 namespace normbench {
+
+namespace fs = std::filesystem;
 
 std::string trial_dump_dir(const std::string& root, const std::string& problem_id, int trial) {
   return root + "/" + problem_id + "/trial" + std::to_string(trial);
@@ -68,8 +71,27 @@ void save_reference(const std::string& dir, const NormalizationReference& refere
                   threads);
 }
 
-void check_tensor_root(const std::string& root) {
+void check_tensor_root(const std::string& root, const std::string& report) {
   const std::string option = "--save-tensors " + shown(root);
+  // The tensors' files would make the report's path a folder, or the report a file where their
+  // folders go: either way the report, written last, would be lost after the whole run.
+  std::error_code ec;
+  const auto resolved = [&ec](const std::string& path) {
+    // Absolute first: of a path none of which exists, weakly_canonical keeps it relative.
+    fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec).lexically_normal();
+    return p.filename().empty() ? p.parent_path() : p;  // "tensors/" as "tensors"
+  };
+  const fs::path folder = resolved(root);
+  const fs::path file = ec ? fs::path() : resolved(report);
+  if (!ec) {
+    const auto contains = [](const fs::path& outer, const fs::path& inner) {
+      return std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end()).first ==
+             outer.end();
+    };
+    if (contains(folder, file) || contains(file, folder))
+      throw UsageError(option + ": holds the report " + shown(report) +
+                       " or lies inside it; allowed: a folder apart from the report's path");
+  }
   struct stat st {};
   if (::stat(root.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
     throw UsageError(option + ": is not a directory; allowed: a folder, or a path to create one");

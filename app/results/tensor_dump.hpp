@@ -28,8 +28,9 @@ void save_output(const std::string& dir, const std::string& stem, const HostTens
 void save_reference(const std::string& dir, const NormalizationReference& reference, int threads);
 
 // Throws UsageError (exit 2) naming --save-tensors unless `root` is, or can be made, a folder
-// that files can be written to; checked before the run, not after its GPU work.
-void check_tensor_root(const std::string& root);
+// that files can be written to, apart from the path of the run's `report` (neither inside the
+// other); checked before the run, not after its GPU work.
+void check_tensor_root(const std::string& root, const std::string& report);
 
 // Runs `write` (save_* calls). A file that cannot be written (a full disk, a folder removed
 // meanwhile) is recorded in `error`, the first one kept, rather than thrown: the tensors are a

@@ -82,9 +82,10 @@ TEST(TensorDump, NoWeightOrBiasWithoutAffine) {
 TEST(TensorDump, AFolderThatCannotBeWrittenIsRefusedUpFront) {
   TempDir dir;
   testing::write_text(dir.file("file"), "");
-  EXPECT_THROW(check_tensor_root(dir.file("file")), UsageError);
+  const std::string report = dir.file("r.json");
+  EXPECT_THROW(check_tensor_root(dir.file("file"), report), UsageError);
   try {
-    check_tensor_root(dir.file("file/sub"));
+    check_tensor_root(dir.file("file/sub"), report);
     FAIL() << "accepted a folder under a file";
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("--save-tensors " + dir.file("file/sub") +
@@ -94,8 +95,30 @@ TEST(TensorDump, AFolderThatCannotBeWrittenIsRefusedUpFront) {
   }
   // Checked, and nothing left: the folders are made when the first tensor is written, so that
   // a run refused after the check leaves none.
-  check_tensor_root(dir.file("new/tensors"));
+  check_tensor_root(dir.file("new/tensors"), report);
   EXPECT_FALSE(std::filesystem::exists(dir.file("new")));
+}
+
+// The tensors' files would turn the report's path into a folder (or the other way round), and
+// the report, written after the whole run, would be lost: refused before it.
+TEST(TensorDump, AFolderThatHoldsOrLiesInsideTheReportIsRefused) {
+  TempDir dir;
+  const std::vector<std::pair<std::string, std::string>> clashes = {
+      {"o.json", "o.json"}, {"o.json/", "./x/../o.json"}, {"r/t", "r"}, {"t", "t/r.json"}};
+  for (const auto& [root, report] : clashes) {
+    try {
+      check_tensor_root(dir.file(root), dir.file(report));
+      FAIL() << root << " and " << report;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(": holds the report " + dir.file(report) +
+                                           " or lies inside it; allowed: a folder apart from "
+                                           "the report's path"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  check_tensor_root(dir.file("tensors"), dir.file("tensors.json"));
+  check_tensor_root(dir.file("a/t"), dir.file("a/r.json"));
 }
 
 // A write that fails during the run is recorded, the first one kept, and does not throw: the
