@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "app/cli/command.hpp"
+#include "app/cli/decimal_option.hpp"
 #include "app/compare/compare.hpp"
 #include "app/compare/compare_format.hpp"
 #include "app/results/report_reader.hpp"
@@ -99,6 +100,7 @@ void add_compare_command(CLI::App& app, CommandContext& context) {
   cmd->add_option("--min-samples", s.min_samples,
                   "Fewer timing samples on either side: inconclusive, and exit 4 where the "
                   "medians say slower (default 5)")
+      ->transform(decimal_integer())
       ->check(CLI::Range(3, 1000000));
   cmd->add_flag("--allow-missing", s.allow_missing,
                 "A kernel missing from the candidate (or no longer run) is not a regression");

@@ -11,6 +11,7 @@
 
 #include "app/cli/command.hpp"
 #include "app/cli/command_plugins.hpp"
+#include "app/cli/decimal_option.hpp"
 #include "app/cli/non_empty_option.hpp"
 #include "app/cli/seed_option.hpp"
 #include "app/config/config.hpp"
@@ -165,6 +166,7 @@ void add_plan_command(CLI::App& app, CommandContext& context) {
       ->check(non_empty());
   cmd->add_option("--kernel", o->kernels, "Only this kernel id (repeatable)")->check(non_empty());
   cmd->add_option("--trials", o->trials, "Override the trials of every problem")
+      ->transform(decimal_integer())
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", o->seed,
                   "Override the seed of every problem (an unsigned 64-bit integer)")

@@ -7,6 +7,7 @@
 
 #include "app/cli/command.hpp"
 #include "app/cli/command_plugins.hpp"
+#include "app/cli/decimal_option.hpp"
 #include "app/cli/non_empty_option.hpp"
 #include "app/cli/seed_option.hpp"
 #include "app/config/config.hpp"
@@ -121,12 +122,14 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   cmd->add_option("--out", o->out, "Report file (default: normbench-<config name>.json)")
       ->check(non_empty());
   cmd->add_option("--trials", o->trials, "Override the trials of every problem")
+      ->transform(decimal_integer())
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", o->seed,
                   "Override the seed of every problem (an unsigned 64-bit integer)")
       ->check(non_empty());
-  CLI::Option* device =
-      cmd->add_option("--device", o->device, "CUDA device index")->check(CLI::Range(0, 1023));
+  CLI::Option* device = cmd->add_option("--device", o->device, "CUDA device index")
+                            ->transform(decimal_integer())
+                            ->check(CLI::Range(0, 1023));
   cmd->add_option("--devices", o->devices,
                   "Spread the problems over these GPUs of this host, one worker each: all, or "
                   "indices such as 0,1 (one report; each kernel names its GPU)")
@@ -142,6 +145,7 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   cmd->add_option("--threads", o->threads,
                   "Host threads for inputs, reference and verification (default: all; with several "
                   "GPUs, each GPU's harness uses this less one per other GPU)")
+      ->transform(decimal_integer())
       ->check(CLI::Range(1, 4096));
   cmd->add_flag("--no-timing", o->no_timing, "Verify only; do not time");
   cmd->add_flag("--allow-faster-than-copy", o->allow_faster_than_copy,

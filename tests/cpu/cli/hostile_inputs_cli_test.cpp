@@ -202,6 +202,24 @@ TEST_F(HostileInputs, OutputThatCannotReachStandardOutputIsAnError) {
   }
 }
 
+// CLI11 read integers in base 0: `--trials 010` ran 8 trials and `--trials 0x10` 16.
+TEST_F(HostileInputs, IntegerOptionsAreDecimal) {
+  testing::write_text(dir_.file("c.json"), kConfig);
+  const CliRun ten = normbench("plan --config c.json --trials 010");
+  EXPECT_EQ(ten.exit_code, 0) << ten.err;
+  EXPECT_TRUE(contains(ten.out, "10 trials")) << ten.out;
+  for (const std::string value : {"0x10", "1e3", "-1", "+5"}) {
+    const CliRun r = normbench("plan --config c.json --trials " + quoted(value));
+    EXPECT_EQ(r.exit_code, 2) << value << "\n" << r.err;
+    EXPECT_TRUE(contains(
+        r.err, "--trials: \"" + value + "\" is not a decimal integer; allowed: the digits 0-9"))
+        << r.err;
+  }
+  const std::string baseline = quoted(testing::source_path("tests/fixtures/compare/baseline.json"));
+  const CliRun eight = normbench("compare " + baseline + " " + baseline + " --min-samples 010");
+  EXPECT_TRUE(contains(eight.out, "at least 10 samples each")) << eight.out << eight.err;
+}
+
 // A reader that stops early (`| head`) once killed normbench by SIGPIPE, silently.
 TEST_F(HostileInputs, AReaderThatClosesThePipeEarlyGetsExitThreeNotASignal) {
   const std::string decode =
