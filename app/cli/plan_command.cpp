@@ -95,7 +95,7 @@ int plan(const PlanOptions& o) {
     size_t pairs = 0;
     for (const WorkEntry& w : work) pairs += w.shard == spec.index;
     uint64_t total = 0;
-    for (uint64_t load : loads) total += load;
+    for (uint64_t load : loads) total = saturating_add(total, load);
     split = fmt::format(
         "shard {}/{}: {} of {} (problem, kernel) pairs; expected load {} of {} (MiB moved, "
         "problem setups included)\n",

@@ -43,6 +43,11 @@ std::string candidate_hint(const std::string& id) {
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 constexpr uint64_t kFixedMiB = 64;  // launches and timing, whatever the problem's size
 
+// An exbibyte moved (2^40 MiB), more than any run can: costs beyond it count alike, so that
+// the largest problems a config allows (2^61 with a million trials) still split evenly and a
+// million items sum within 64 bits (saturating_add past that).
+constexpr uint64_t kMaxItemCost = uint64_t{1} << 40;
+
 uint64_t mib_per_trial(const ProblemConfig& problem) {
   const auto bytes = static_cast<uint64_t>(std::max<int64_t>(0, problem.shape.min_bytes()));
   return (bytes + kMiB - 1) / kMiB + kFixedMiB;
@@ -127,12 +132,13 @@ ShardSpec parse_shard(const std::string& text) {
 }
 
 uint64_t kernel_cost(const ProblemConfig& problem, const KernelVariant& kernel, int trials) {
-  return static_cast<uint64_t>(std::max(1, trials)) * mib_per_trial(problem) *
-         (kernel.is_baseline ? 2 : 1);
+  return std::min(kMaxItemCost, static_cast<uint64_t>(std::max(1, trials)) *
+                                    mib_per_trial(problem) * (kernel.is_baseline ? 2 : 1));
 }
 
 uint64_t setup_cost(const ProblemConfig& problem, int trials) {
-  return static_cast<uint64_t>(std::max(1, trials)) * mib_per_trial(problem);
+  return std::min(kMaxItemCost,
+                  static_cast<uint64_t>(std::max(1, trials)) * mib_per_trial(problem));
 }
 
 std::vector<int> split_balanced(const std::vector<CostedItem>& items,
@@ -141,8 +147,9 @@ std::vector<int> split_balanced(const std::vector<CostedItem>& items,
   // The units: a large group's items one by one, any other group whole.
   std::vector<uint64_t> group_total(group_setup);
   uint64_t total = 0;
-  for (const CostedItem& item : items) group_total.at(item.group) += item.cost;
-  for (uint64_t t : group_total) total += t;
+  for (const CostedItem& item : items)
+    group_total.at(item.group) = saturating_add(group_total.at(item.group), item.cost);
+  for (uint64_t t : group_total) total = saturating_add(total, t);
   struct Unit {
     size_t group = 0;
     uint64_t cost = 0;
@@ -160,7 +167,7 @@ std::vector<int> split_balanced(const std::vector<CostedItem>& items,
       whole[g] = units.size();
       units.push_back({g, 0, {}});
     }
-    units[whole[g]].cost += items[i].cost;
+    units[whole[g]].cost = saturating_add(units[whole[g]].cost, items[i].cost);
     units[whole[g]].items.push_back(i);
   }
   std::stable_sort(units.begin(), units.end(),
@@ -174,7 +181,7 @@ std::vector<int> split_balanced(const std::vector<CostedItem>& items,
     uint64_t best_load = 0;
     for (size_t s = 0; s < count; ++s) {
       const uint64_t setup = set_up[s].count(unit.group) ? 0 : group_setup[unit.group];
-      const uint64_t after = load[s] + unit.cost + setup;
+      const uint64_t after = saturating_add(saturating_add(load[s], unit.cost), setup);
       if (s == 0 || after < best_load) {
         best = s;
         best_load = after;
@@ -229,11 +236,12 @@ std::vector<uint64_t> shard_loads(const std::vector<PlannedProblem>& plan,
   std::set<std::pair<int, std::string>> set_up;
   for (const WorkEntry& w : work) {
     const auto s = static_cast<size_t>(w.shard - 1);
-    load.at(s) += w.cost;
+    load.at(s) = saturating_add(load.at(s), w.cost);
     if (!set_up.insert({w.shard, w.problem}).second) continue;
     for (const PlannedProblem& p : plan)
       if (p.problem->id == w.problem)
-        load[s] += setup_cost(*p.problem, trials_override.value_or(p.problem->trials));
+        load[s] = saturating_add(
+            load[s], setup_cost(*p.problem, trials_override.value_or(p.problem->trials)));
   }
   return load;
 }
@@ -241,7 +249,8 @@ std::vector<uint64_t> shard_loads(const std::vector<PlannedProblem>& plan,
 uint64_t problem_cost(const PlannedProblem& problem, std::optional<int> trials_override) {
   const int trials = trials_override.value_or(problem.problem->trials);
   uint64_t cost = setup_cost(*problem.problem, trials);
-  for (const KernelVariant* k : problem.kernels) cost += kernel_cost(*problem.problem, *k, trials);
+  for (const KernelVariant* k : problem.kernels)
+    cost = saturating_add(cost, kernel_cost(*problem.problem, *k, trials));
   return cost;
 }
 

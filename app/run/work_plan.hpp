@@ -42,6 +42,12 @@ struct ShardSpec {
 // value and what is allowed.
 ShardSpec parse_shard(const std::string& text);
 
+// Costs reach 2^61 for one item of the largest problem a config allows: their sums saturate
+// instead of wrapping (a wrapped load looked like the least loaded).
+inline uint64_t saturating_add(uint64_t a, uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 // Expected cost, in units of "one MiB moved per trial" (integers, so that every machine splits
 // alike). Per trial, a kernel's output is copied back and checked element by element, and the
 // problem's inputs are generated, uploaded and referenced once: both scale with the problem's

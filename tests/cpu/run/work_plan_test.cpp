@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/config/config.hpp"
 #include "app/run/work_plan.hpp"
 #include "app/util/errors.hpp"
 
@@ -161,6 +162,25 @@ TEST(ShardSplit, TiesGoToTheLowerIndexAndSmallProblemsStayWhole) {
   EXPECT_EQ(shard[6], shard[7]);
   EXPECT_NE(std::count(shard.begin(), shard.begin() + 4, 1), 0);
   EXPECT_NE(std::count(shard.begin(), shard.begin() + 4, 2), 0);
+}
+
+// Costs of the largest problems a config allows (2^57 elements, a million trials: 2^61 MiB)
+// wrapped past 2^64 in the loads, and a wrapped load looked the least loaded.
+TEST(ShardSplit, HugeCostsNeitherWrapNorUnbalanceTheSplit) {
+  EXPECT_EQ(saturating_add(uint64_t{1} << 62, uint64_t{1} << 62), uint64_t{1} << 63);
+  EXPECT_EQ(saturating_add(UINT64_MAX - 1, 2), UINT64_MAX);
+  std::string problems;
+  for (const char* id : {"a", "b", "c", "d"})
+    problems += std::string(problems.empty() ? "" : ",") + R"({"id": ")" + id +
+                R"(", "op": "add_rms_norm", "shape": [131071, 1099511627776],
+                   "normalized_shape": [1099511627776]})";
+  const RunConfig config =
+      parse_config(R"({"name": "huge", "problems": [)" + problems + "]}", "huge.json");
+  const auto plan = plan_run(config, RunSettings{});
+  const std::vector<WorkEntry> work = plan_work(plan, 1000000, 2);
+  const std::vector<uint64_t> loads = shard_loads(plan, work, 1000000, 2);
+  EXPECT_EQ(loads[0], loads[1]);
+  EXPECT_LT(loads[0], UINT64_MAX / 2);
 }
 
 TEST(ShardSplit, OneShardHasEverything) {
