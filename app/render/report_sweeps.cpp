@@ -23,7 +23,9 @@ std::vector<SweepFamily> sweep_families(const ReportModel& model) {
     const auto only = p.sweep_point.begin();
     const std::string axis = only.key();
     const nlohmann::json& value = only.value();
-    if (!value.is_number()) continue;
+    // Sizes and counts: a point of 0 or below (a hand-edited report) has no place on the
+    // chart's axis, which may be logarithmic, and drew "nan" coordinates.
+    if (!value.is_number() || !(value.get<double>() > 0.0)) continue;
     auto [it, fresh] = index.emplace(p.sweep_family, out.size());
     if (fresh) out.push_back({p.sweep_family, axis, {}, {}, {}});
     SweepFamily& f = out[it->second];

@@ -453,6 +453,13 @@ TEST(ReportSweeps, ProblemsOfNoFamilyOrOnePointDrawNothing) {
   EXPECT_TRUE(sweep_families(model).empty());
   EXPECT_FALSE(contains(render_html(model), "Sweeps"));
   EXPECT_TRUE(sweep_families(fixture_model()).empty());
+  // Points of 0 or below are left out: the axis may be logarithmic.
+  json negative = sweep_report();
+  negative["problems"][0]["config"]["sweep"]["point"]["rows"] = -8;
+  negative["problems"][1]["config"]["sweep"]["point"]["rows"] = 0;
+  const ReportModel left = merge_reports({read_report_json(negative, "n.json")}, false);
+  EXPECT_TRUE(sweep_families(left).empty());
+  EXPECT_FALSE(contains(render_html(left), "nan"));
 }
 
 }  // namespace
