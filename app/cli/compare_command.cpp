@@ -44,8 +44,9 @@ CLI::Validator finite_number_in(double low, double high) {
         errno = 0;
         char* end = nullptr;
         const double value = std::strtod(text.c_str(), &end);
-        if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE ||
-            !std::isfinite(value) || value < low || value > high)
+        if (text.empty() || end != text.c_str() + text.size())
+          return "\"" + shown(text) + "\" is not a number; allowed: " + allowed;
+        if (errno == ERANGE || !std::isfinite(value) || value < low || value > high)
           return shown(text) + " is out of range; allowed: " + allowed;
         return "";
       },

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "app/cli/command.hpp"
+#include "app/cli/non_empty_option.hpp"
 #include "app/render/report_summary.hpp"
 #include "app/results/merge_shards.hpp"
 #include "app/util/atomic_file.hpp"
@@ -55,7 +56,9 @@ void add_merge_command(CLI::App& app, CommandContext& context) {
       "unreadable report or refused combination (other tool, config, settings, GPU model or "
       "shard count; a shard missing or given twice; gaps or overlaps), nothing written.");
   cmd->add_option("reports", o.inputs, "The shards' reports (JSON)")->required();
-  cmd->add_option("--out,-o", o.out, "The merged report (JSON; written atomically)")->required();
+  cmd->add_option("--out,-o", o.out, "The merged report (JSON; written atomically)")
+      ->required()
+      ->check(non_empty());
   cmd->add_flag("--allow-mismatch", o.allow_mismatch,
                 "Merge shards that ran on different GPU models anyway (with a warning)");
   cmd->callback([options, &context] { context.exit_code = merge(*options, context.command_line); });

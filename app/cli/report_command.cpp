@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "app/cli/command.hpp"
+#include "app/cli/non_empty_option.hpp"
 
 #include <cstdio>
 
@@ -97,7 +98,8 @@ void add_report_command(CLI::App& app, CommandContext& context) {
   cmd->add_option("--out,-o", o.out,
                   "Output: FILE.html, FILE.md, FILE.xml (JUnit), FILE.csv, or - for standard "
                   "output")
-      ->required();
+      ->required()
+      ->check(non_empty());
   cmd->add_option("--format", o.format,
                   "Output format: html, markdown, junit, csv, or summary (the Markdown summary "
                   "table alone, for a README) (default: from the --out extension; Markdown for -)")

@@ -352,11 +352,15 @@ ReportHeader read_header(const CheckedJson& root, const std::string& path) {
   ReportHeader h;
   h.path = path;
   const CheckedJson version = root.at("schema_version");
+  const std::string supported =
+      std::to_string(kOldestReadableSchemaVersion) + " to " + std::to_string(kReportSchemaVersion);
+  if (!version.node().is_number_integer())
+    version.fail("expected an integer schema_version, got " + shown(version.node().dump(), 60) +
+                 "; allowed: " + supported);
   const int64_t v = version.as_int(0, INT32_MAX);
   if (v < kOldestReadableSchemaVersion || v > kReportSchemaVersion)
     version.fail("schema_version " + std::to_string(v) +
-                 " is not supported; allowed: " + std::to_string(kOldestReadableSchemaVersion) +
-                 " to " + std::to_string(kReportSchemaVersion));
+                 " is not supported; allowed: " + supported);
   h.schema_version = static_cast<int>(v);
   const CheckedJson tool = root.at("tool");
   expect_object(tool, "a tool object");

@@ -111,6 +111,10 @@ double CheckedJson::as_number_at_least(double lower_inclusive) const {
 int64_t CheckedJson::as_int(int64_t min, int64_t max) const {
   const std::string allowed =
       "allowed: an integer from " + std::to_string(min) + " to " + std::to_string(max);
+  // 1e3 and 8.0 arrive as doubles, shown as 1000.0 and 8.0: say why that is no integer.
+  if (node_.is_number_float())
+    fail("expected an integer, got " + shown_json(node_) +
+         " (written with a point or an exponent; an integer is digits only); " + allowed);
   if (!node_.is_number_integer())
     fail("expected an integer, got " + shown_json(node_) + "; " + allowed);
   if (node_.is_number_unsigned() &&

@@ -43,7 +43,8 @@ TEST(CompareHostileReports, GateSettingsOutsideTheirRangeAreRefused) {
       {"--alpha 1e-300", "--alpha: 1e-300 is out of range"},
       {"--alpha 0.6", "--alpha: 0.6 is out of range"},
       {"--alpha inf", "--alpha: inf is out of range"},
-      {"--alpha ''", "--alpha:  is out of range"},
+      {"--alpha ''", "--alpha: \"\" is not a number"},
+      {"--max-slowdown '0.05 '", "--max-slowdown: \"0.05 \" is not a number"},
       {"--max-slowdown nan",
        "--max-slowdown: nan is out of range; allowed: a finite number from "
        "0 to 100"},

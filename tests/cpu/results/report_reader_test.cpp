@@ -87,6 +87,10 @@ TEST(ReportReader, NamesTheFileThePathAndWhatIsWrong) {
   doc["schema_version"] = 99;
   EXPECT_EQ(read_error(doc),
             "r.json: /schema_version: schema_version 99 is not supported; allowed: 1 to 2");
+  doc["schema_version"] = 2.0;
+  EXPECT_EQ(read_error(doc),
+            "r.json: /schema_version: expected an integer schema_version, got 2.0; allowed: 1 "
+            "to 2");
   doc = minimal_report();
   doc["problems"][0]["kernels"][1].erase("status");
   EXPECT_EQ(read_error(doc), "r.json: /problems/0/kernels/1: missing required field \"status\"");
