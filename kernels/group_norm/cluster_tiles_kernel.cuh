@@ -130,7 +130,8 @@ __device__ __forceinline__ int merge_team_bits(int chunk_groups) {
 }
 
 // The coefficients of every group of the chunk, from `partial(g, r)`: group g's float2 sums of
-// rank r, written as float2 (mean - shift, rstd) for each of its channels into `table`, by
+// rank r, written as float2 (mean - shift, rstd) for each of its channels c into
+// `table[entry(c)]` (the body's layout of per-channel arrays), by
 // teams of 1 << kTeamBits lanes (merge_team_bits; merge_group_partials below picks the
 // instantiation, so that the width is a constant). A lane adds its ranks (member, member +
 // team, ...) in Sum, all of its loads (up to kLoads) issued before it adds any: one round trip
@@ -141,9 +142,10 @@ __device__ __forceinline__ int merge_team_bits(int chunk_groups) {
 // against batches of 4 loads with the width known only at run time (mostly indexing, bounds
 // predicates and branches), this took 0.05-0.25 us off the grid kernel's shapes on the H100 and
 // 0.2-0.4 us off SDXL's 2 x 320 x 128 x 128 float16 (kernels/NOTES.md).
-template <int kTeamBits, int kLoads, class Sum, class Partial>
+template <int kTeamBits, int kLoads, class Sum, class Partial, class Entry>
 __device__ __forceinline__ void merge_team_partials(const ClusterTilesArgs& a,
-                                                    const Partial& partial, float2* table) {
+                                                    const Partial& partial, const Entry& entry,
+                                                    float2* table) {
   constexpr int kTeam = 1 << kTeamBits;
   const int teams = static_cast<int>(blockDim.x) >> kTeamBits;
   const int member = static_cast<int>(threadIdx.x) & (kTeam - 1);
@@ -173,26 +175,27 @@ __device__ __forceinline__ void merge_team_partials(const ClusterTilesArgs& a,
     if (g < a.chunk_groups) {
       const float2 c = group_coefficients(sum, squares, a);
       for (int channel = member; channel < a.group_channels; channel += kTeam)
-        table[g * a.group_channels + channel] = c;
+        table[entry(g * a.group_channels + channel)] = c;
     }
   }
 }
-template <int kLoads, class Sum, class Partial>
+template <int kLoads, class Sum, class Partial, class Entry>
 __device__ __forceinline__ void merge_group_partials(const ClusterTilesArgs& a,
-                                                     const Partial& partial, float2* table) {
+                                                     const Partial& partial, const Entry& entry,
+                                                     float2* table) {
   switch (merge_team_bits(a.chunk_groups)) {
     case 5:
-      return merge_team_partials<5, kLoads, Sum>(a, partial, table);
+      return merge_team_partials<5, kLoads, Sum>(a, partial, entry, table);
     case 4:
-      return merge_team_partials<4, kLoads, Sum>(a, partial, table);
+      return merge_team_partials<4, kLoads, Sum>(a, partial, entry, table);
     case 3:
-      return merge_team_partials<3, kLoads, Sum>(a, partial, table);
+      return merge_team_partials<3, kLoads, Sum>(a, partial, entry, table);
     case 2:
-      return merge_team_partials<2, kLoads, Sum>(a, partial, table);
+      return merge_team_partials<2, kLoads, Sum>(a, partial, entry, table);
     case 1:
-      return merge_team_partials<1, kLoads, Sum>(a, partial, table);
+      return merge_team_partials<1, kLoads, Sum>(a, partial, entry, table);
     default:
-      return merge_team_partials<0, kLoads, Sum>(a, partial, table);
+      return merge_team_partials<0, kLoads, Sum>(a, partial, entry, table);
   }
 }
 
@@ -200,9 +203,10 @@ __device__ __forceinline__ void merge_group_partials(const ClusterTilesArgs& a,
 // whose width is known only at run time, in the same fixed order for every block: with
 // merge_group_partials' compile-time teams ptxas held its kernels to 64 registers and spilled
 // (every register here is one fewer for x).
-template <class Sum>
+template <class Sum, class Entry>
 __device__ __forceinline__ void merge_cluster_partials(const ClusterTilesArgs& a,
-                                                       const float2* partials, float2* table) {
+                                                       const float2* partials, const Entry& entry,
+                                                       float2* table) {
   const int team_bits = merge_team_bits(a.chunk_groups);
   const int team = 1 << team_bits;
   const int teams = static_cast<int>(blockDim.x) >> team_bits;
@@ -228,7 +232,7 @@ __device__ __forceinline__ void merge_cluster_partials(const ClusterTilesArgs& a
     if (active) {
       const float2 c = group_coefficients(sum, squares, a);
       for (int channel = member; channel < a.group_channels; channel += team)
-        table[g * a.group_channels + channel] = c;
+        table[entry(g * a.group_channels + channel)] = c;
     }
   }
 }
@@ -245,7 +249,7 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
   extern __shared__ float4 shared_vectors[];
   float4* held = shared_vectors;  // [kShared][threads]
   auto* shared = reinterpret_cast<float2*>(shared_vectors + kShared * blockDim.x);
-  float2* thread_sums = shared;                    // [threads][E]
+  float2* thread_sums = shared;                    // [lanes][chunk_channels], by entry (below)
   float2* channel_sums = shared + blockDim.x * E;  // [chunk_channels], then the cluster's partials
 
   // The grid is cluster x chunks x samples: no integer division (some twenty instructions each,
@@ -258,6 +262,18 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
       "threads and a chunk's channels (16 a column at most) within small_quotient's range");
   const int lane = small_quotient(static_cast<int>(threadIdx.x), a.inverse_column_vectors);
   const int column = static_cast<int>(threadIdx.x) - lane * a.column_vectors;
+  // The per-channel arrays in shared memory (each lane's thread_sums, channel_sums, and the
+  // coefficients that replace them after the exchange) hold channel c = column * E + e at
+  // entry e * column_vectors + column: a warp's threads, which hold consecutive columns, then
+  // touch consecutive 8-byte entries. Laid out by channel, a thread's E channels were adjacent
+  // and the warp's accesses 8 * E bytes apart, four ways of bank conflict on the sums written
+  // before the barrier and on the coefficients read after it, both on the path to the first
+  // store. On the H100 (ncu, SDXL's float16 shape) 36% of the shared-memory wavefronts were
+  // excessive, 10% so, and the shape ran 0.3 us faster (kernels/NOTES.md).
+  const auto entry = [&](int c) {
+    const auto u = static_cast<unsigned>(c);
+    return static_cast<int>(u % E) * a.column_vectors + static_cast<int>(u / E);
+  };
   const int64_t first = int64_t{rank} * a.positions_per_block;
   const int64_t end = min(first + a.positions_per_block, a.spatial);
   const int64_t chunk_start = sample * a.spatial * a.channels + int64_t{chunk} * a.chunk_channels;
@@ -368,27 +384,32 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
       if (holds(kVectors + j)) accumulate(shared_vector(j));
     }
   }
+  if (lane < a.row_lanes) {  // the threads past the last lane hold nothing
 #pragma unroll
-  for (int e = 0; e < E; ++e) thread_sums[threadIdx.x * E + e] = make_float2(sum[e], squares[e]);
+    for (int e = 0; e < E; ++e)
+      thread_sums[lane * a.chunk_channels + e * a.column_vectors + column] =
+          make_float2(sum[e], squares[e]);
+  }
   __syncthreads();
 
-  // Per channel over the lanes, then per group over its channels, in fixed orders: thread
-  // (lane r, channel c) wrote index r * K + c.
-  for (int c = threadIdx.x; c < a.chunk_channels; c += blockDim.x) {
+  // Per channel over the lanes, then per group over its channels, in fixed orders: lane r's
+  // sums of the channel at entry i are at r * K + i.
+  for (int i = threadIdx.x; i < a.chunk_channels; i += blockDim.x) {
     float2 total = make_float2(0.0f, 0.0f);
     for (int r = 0; r < a.row_lanes; ++r) {
-      const float2 s = thread_sums[r * a.chunk_channels + c];
+      const float2 s = thread_sums[r * a.chunk_channels + i];
       total.x += s.x;
       total.y += s.y;
     }
-    channel_sums[c] = total;
+    channel_sums[i] = total;
   }
   __syncthreads();
   const auto group_total = [&](int g) {
     float2 total = make_float2(0.0f, 0.0f);
     for (int c = g * a.group_channels; c < (g + 1) * a.group_channels; ++c) {
-      total.x += channel_sums[c].x;
-      total.y += channel_sums[c].y;
+      const float2 s = channel_sums[entry(c)];
+      total.x += s.x;
+      total.y += s.y;
     }
     return total;
   };
@@ -403,7 +424,7 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
     cooperative_groups::this_grid().sync();
     if constexpr (kShared == 0) {
       merge_group_partials<12, MergeSum>(
-          a, [&](int g, int r) { return __ldcg(slots + g * a.cluster + r); }, channel_sums);
+          a, [&](int g, int r) { return __ldcg(slots + g * a.cluster + r); }, entry, channel_sums);
     } else {
       // x held partly in shared memory is the largest x, spread over the most blocks a chunk
       // and so the most partials (SDXL's whole-row plan: 66 ranks of 32 groups, 17 KB). They
@@ -422,7 +443,7 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
       __syncthreads();
       const float2* partials = reinterpret_cast<const float2*>(staged) + lead;
       merge_group_partials<12, MergeSum>(
-          a, [&](int g, int r) { return partials[g * a.cluster + r]; }, channel_sums);
+          a, [&](int g, int r) { return partials[g * a.cluster + r]; }, entry, channel_sums);
     }
   } else {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900      // clusters: sm_90 (older devices trap)
@@ -436,7 +457,7 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
     }
     cluster_arrive();  // partials written into every block (release) ...
     cluster_wait();    // ... and every block's written into this one (acquire)
-    merge_cluster_partials<MergeSum>(a, partials, channel_sums);
+    merge_cluster_partials<MergeSum>(a, partials, entry, channel_sums);
 #endif
   }
   __syncthreads();
@@ -451,7 +472,7 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
   float scale[E], offset[E];
 #pragma unroll
   for (int e = 0; e < E; ++e) {
-    const float2 c = channel_sums[channel + e];
+    const float2 c = channel_sums[e * a.column_vectors + column];  // entry(channel + e)
     scale[e] = c.y * weight[e];
     offset[e] = fmaf(-c.x, scale[e], bias[e]);
     if constexpr (!kShifted) offset[e] = fmaf(-shift[e], scale[e], offset[e]);

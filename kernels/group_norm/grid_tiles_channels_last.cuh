@@ -30,7 +30,12 @@ struct ChannelsLastTile {
 
 // Sums of (x - shift) and (x - shift)^2 per group of the tile into partials[.., part], shift
 // being the group's first element. `hold` gets the thread's accesses number it, it + 1, ...
-// while below hold_slots. `table` (row_lanes * C float2 of scratch) collects per-channel sums.
+// while below hold_slots. `table` (row_lanes * C float2 of scratch) collects per-channel sums,
+// each row lane's with channel c = col * kVec + e at entry e * columns + col: a warp's threads
+// hold consecutive columns and so write consecutive 8-byte entries, where by channel they wrote
+// 8 * kVec bytes apart, a bank conflict of four or eight ways. On the H100 the bfloat16 NHWC
+// shapes of configs/diffusion.json ran 0.5-0.6 us faster so (ncu: excessive shared wavefronts
+// 49% -> 11%; kernels/NOTES.md).
 template <class T, int kVec>
 __device__ void channels_last_statistics(const GridTilesArgs& a, int64_t tile,
                                          typename TileAccess<T, kVec>::Raw* hold, float2* table,
@@ -77,26 +82,28 @@ __device__ void channels_last_statistics(const GridTilesArgs& a, int64_t tile,
       }
 #pragma unroll
       for (int e = 0; e < kVec; ++e)
-        table[t.lane_row * t.channels + col * kVec + e] = make_float2(s1[e], s2[e]);
+        table[t.lane_row * t.channels + e * t.columns + col] = make_float2(s1[e], s2[e]);
     }
   }
   __syncthreads();
-  // Per channel over the row lanes, then per group over its channels; fixed orders.
-  for (int c = threadIdx.x; c < t.channels; c += kGridTilesThreads) {
-    float2 sum = table[c];
+  // Per channel over the row lanes (entry by entry), then per group over its channels; fixed
+  // orders.
+  for (int i = threadIdx.x; i < t.channels; i += kGridTilesThreads) {
+    float2 sum = table[i];
     for (int r = 1; r < g.row_lanes; ++r) {
-      const float2 v = table[r * t.channels + c];
+      const float2 v = table[r * t.channels + i];
       sum.x += v.x;
       sum.y += v.y;
     }
-    table[c] = sum;
+    table[i] = sum;
   }
   __syncthreads();
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   for (int group = warp; group < g.groups; group += kGridTilesWarps) {
     float sum = 0.0f, squares = 0.0f;
     for (int k = lane; k < group_channels; k += 32) {
-      const float2 v = table[group * group_channels + k];
+      const int c = group * group_channels + k;
+      const float2 v = table[c % kVec * t.columns + c / kVec];
       sum += v.x;
       squares += v.y;
     }
