@@ -4,7 +4,10 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <string>
+
+#include "app/util/shown_text.hpp"
 
 namespace normbench {
 
@@ -12,7 +15,7 @@ inline CLI::Validator decimal_integer() {
   return CLI::Validator(
       [](std::string& value) {
         if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
-          return "\"" + value + "\" is not a decimal integer; allowed: the digits 0-9";
+          return "\"" + shown(value) + "\" is not a decimal integer; allowed: the digits 0-9";
         value.erase(0, std::min(value.find_first_not_of('0'), value.size() - 1));
         return std::string();
       },
