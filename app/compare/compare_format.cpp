@@ -8,6 +8,7 @@
 
 #include "app/util/file_safe_name.hpp"
 #include "app/util/markdown_text.hpp"
+#include "app/util/number_text.hpp"
 #include "app/util/shown_text.hpp"
 
 namespace normbench {
@@ -31,10 +32,8 @@ Row result_row(const KernelComparison& r) {
     row[3] = fmt::format("{:.4g}", t->candidate_median_ms);
     if (t->ratio) {
       const double percent = 100.0 * (*t->ratio - 1.0);
-      // No "-0.0%"; a hand-edited report's absurd ratio in three digits, not hundreds.
-      row[4] = std::abs(percent) >= 1e6
-                   ? fmt::format("{:+.3g}%", percent)
-                   : fmt::format("{:+.1f}%", std::abs(percent) < 0.05 ? 0.0 : percent);
+      const double shown_percent = std::abs(percent) < 0.05 ? 0.0 : percent;  // no "-0.0%"
+      row[4] = (shown_percent >= 0.0 ? "+" : "") + fixed_digits(shown_percent, 1) + "%";
     }
     if (t->p_value) row[5] = fmt::format("{:.2g}", *t->p_value);
   }

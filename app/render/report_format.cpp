@@ -3,16 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 
 #include "app/util/json_checks.hpp"
+#include "app/util/number_text.hpp"
 
 namespace normbench {
-
-std::string fixed_digits(double v, int decimals) {
-  if (std::isfinite(v) && std::fabs(v) >= 1e6) return fmt::format("{:.3g}", v);
-  return fmt::format("{:.{}f}", v, decimals);
-}
 
 namespace {
 using Style = ReportCell::Style;

@@ -48,9 +48,6 @@ std::string floor_text(const ProblemFloor& floor, bool l2_evicted);
 // "vs naive" for a baseline "<op>.naive", else "vs <baseline id>".
 std::string baseline_header(const ReportProblem& problem);
 
-// `decimals` after the point, or three significant digits from a million on ("2.16e+300"):
-// a report's absurd number (a hand-edited median of 1e-300 ms) must not print 300 digits.
-std::string fixed_digits(double v, int decimals);
 std::string format_time(double ms);        // "8.516 ms", "180.0 µs"
 std::string format_speedup(double ratio);  // "18.4×", "1.00×", "0.084×"
 std::string format_gb_per_s(double gb_per_s);

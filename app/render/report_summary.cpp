@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "app/util/number_text.hpp"
+
 namespace normbench {
 
 namespace {

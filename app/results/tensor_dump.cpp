@@ -76,13 +76,8 @@ void check_tensor_root(const std::string& root, const std::string& report) {
   // The tensors' files would make the report's path a folder, or the report a file where their
   // folders go: either way the report, written last, would be lost after the whole run.
   std::error_code ec;
-  const auto resolved = [&ec](const std::string& path) {
-    // Absolute first: of a path none of which exists, weakly_canonical keeps it relative.
-    fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec).lexically_normal();
-    return p.filename().empty() ? p.parent_path() : p;  // "tensors/" as "tensors"
-  };
-  const fs::path folder = resolved(root);
-  const fs::path file = ec ? fs::path() : resolved(report);
+  const fs::path folder = resolved_path(root, ec);
+  const fs::path file = ec ? fs::path() : resolved_path(report, ec);
   if (!ec) {
     const auto contains = [](const fs::path& outer, const fs::path& inner) {
       return std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end()).first ==

@@ -105,13 +105,19 @@ void check_writable(const std::string& path) {
   AtomicFile probe(path);  // removed again by its destructor
 }
 
+fs::path resolved_path(const std::string& path, std::error_code& error) {
+  // Absolute first: of a path none of which exists, weakly_canonical keeps it relative.
+  const fs::path p = fs::weakly_canonical(fs::absolute(path, error), error).lexically_normal();
+  return p.filename().empty() ? p.parent_path() : p;  // "tensors/" as "tensors"
+}
+
 void refuse_overwriting_inputs(const std::string& option, const std::string& output,
                                const std::vector<std::string>& inputs) {
   std::error_code ec;
-  const fs::path out = fs::weakly_canonical(output, ec);
+  const fs::path out = resolved_path(output, ec);
   if (ec) return;  // unresolvable: the write itself will report it
   for (const auto& input : inputs) {
-    const fs::path in = fs::weakly_canonical(input, ec);
+    const fs::path in = resolved_path(input, ec);
     if (!ec && in == out)
       throw UsageError(option + " " + shown(output) + ": is the input file " + shown(input) +
                        ", which writing would overwrite; allowed: a path that is not an input");

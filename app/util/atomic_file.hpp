@@ -47,6 +47,11 @@ void check_output_path(const std::string& path);
 // rather than after it). Leaves nothing: neither the file nor the folders it made to try.
 void check_writable(const std::string& path);
 
+// `path` made absolute, its links, "." and ".." resolved as far as it exists and the rest
+// normalised, without a trailing "/": two spellings of one path compare equal, and one that lies
+// inside another has the other's components as a prefix. Sets `error` where it cannot.
+std::filesystem::path resolved_path(const std::string& path, std::error_code& error);
+
 // Throws UsageError if `output` (given as `option`, e.g. "--out") is the same file as one of
 // `inputs`: writing it would destroy an input. Paths are compared after resolving links,
 // "." and "..", so "./a/../run.json" and "run.json" are the same file.

@@ -387,7 +387,7 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
   if (lane < a.row_lanes) {  // the threads past the last lane hold nothing
 #pragma unroll
     for (int e = 0; e < E; ++e)
-      thread_sums[lane * a.chunk_channels + e * a.column_vectors + column] =
+      thread_sums[lane * a.chunk_channels + e * a.column_vectors + column] =  // entry(channel + e)
           make_float2(sum[e], squares[e]);
   }
   __syncthreads();
