@@ -6,10 +6,13 @@
 
 namespace normbench::kernels {
 namespace {
+constexpr int kHints = kWideRowsEvictLastLoads | kWideRowsStreamStores | kWideRowsEarlyParams;
+
 KernelPlan plan(const ProblemShape& p, const DeviceCaps& device) {
-  return plan_wide_rows_variant<Norm::add_rms, kWideRowsEvictLastLoads | kWideRowsStreamStores |
-                                                   kWideRowsEarlyParams>(p, device,
-                                                                         IdentityEpilogue{});
+  if (p.num_segments <= kWideRowsParamsFirstMaxRows)
+    return plan_wide_rows_variant<Norm::add_rms, kHints | kWideRowsParamsFirst>(p, device,
+                                                                                IdentityEpilogue{});
+  return plan_wide_rows_variant<Norm::add_rms, kHints>(p, device, IdentityEpilogue{});
 }
 }  // namespace
 

@@ -146,6 +146,20 @@ struct RawParams {
     for (int k = 0; k < kCount / kPer; ++k)
       raw[k] = __ldg(reinterpret_cast<const uint4*>(p + pos) + k);
   }
+  // The same by coherent loads from L2 (ld.relaxed.gpu): ptxas issues these where they are
+  // written, while it moves the read-only loads of load() after the arithmetic on data loaded
+  // before them. They skip L1, which costs where several blocks of an SM read the same
+  // parameters (kernels/NOTES.md, "Decode rows: the weight loaded first").
+  __device__ __forceinline__ void load_coherent(const P* p, int64_t pos) {
+    if (!p) return;
+#pragma unroll
+    for (int k = 0; k < kCount / kPer; ++k) {
+      uint4& v = raw[k];
+      asm volatile("ld.relaxed.gpu.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                   : "l"(reinterpret_cast<const uint4*>(p + pos) + k));
+    }
+  }
   __device__ __forceinline__ void unpack(const P* p, float (&out)[kCount], float absent) const {
 #pragma unroll
     for (int k = 0; k < kCount / kPer; ++k) {

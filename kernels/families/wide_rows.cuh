@@ -107,10 +107,10 @@ struct WideRowsTensors {
 // H100 (llm.json, in the same runs as torch.compile, kernels/NOTES.md): RMSNorm and add_rms_norm
 // evict-last loads with evict-first stores (1-2% over evict-first loads; why was not measured:
 // perhaps y's lines then leave L2 first and are written back steadily), add_rms_norm also early
-// parameters (0.5-1%); the tail prefetch was mixed for them (-2% to +1%) and is off. LayerNorm
-// no hints (1-2% over evict-first; evict-last gained 0.5-1% on long runs and lost 1% on 4096 x
-// 8192), and for 16-bit data the one reduction with the tail prefetch. Early parameters cost
-// LayerNorm 15-25% (registers: fewer blocks per SM).
+// parameters (0.5-1%), loaded first on the fewest rows (kWideRowsParamsFirst); the tail prefetch
+// was mixed for them (-2% to +1%) and is off. LayerNorm no hints (1-2% over evict-first; evict-last
+// gained 0.5-1% on long runs and lost 1% on 4096 x 8192), and for 16-bit data the one reduction
+// with the tail prefetch. Early parameters cost LayerNorm 15-25% (registers: fewer blocks per SM).
 enum WideRowsHints : int {
   kWideRowsStreamLoads = 1,
   kWideRowsStreamStores = 2,
@@ -118,6 +118,7 @@ enum WideRowsHints : int {
   kWideRowsEvictLastLoads = 8,  // instead of kWideRowsStreamLoads
   kWideRowsPrefetchTail = 16,   // the last rows prefetched into L2 (wide_rows_prefetch_tail)
   kWideRowsOneReduction = 32,   // LayerNorm of 16-bit data: one guarded reduction (below)
+  kWideRowsParamsFirst = 64,    // with kWideRowsEarlyParams: loaded before x, from L2 (below)
   kWideRowsDefaultHints = kWideRowsStreamLoads | kWideRowsStreamStores,
 };
 
@@ -135,6 +136,16 @@ enum WideRowsHints : int {
 constexpr float kWideRowsOnePassLimit = 16.0f;
 
 constexpr int64_t kWideRowsPrefetchTailBytes = int64_t{400} * 16384;  // 6.5 MB
+
+// kWideRowsParamsFirst: the early parameters loaded before x by coherent loads
+// (RawParams::load_coherent), which ptxas leaves where they are written: the read-only loads of
+// the early parameters end up after add_rms_norm's sum s = x + residual, so their L2 round trip
+// followed x's DRAM round trip instead of overlapping it. Those loads skip L1, so add_rms_norm
+// takes them only on the fewest rows: on the H100 cold 1-row problems of decode.json took
+// 0.10-0.24 us less device time, 8 rows 0.03-0.14 less, 32 rows the same, 128 rows 0.06-0.11
+// more; warm ones 0-0.05 more (kernels/NOTES.md). RMSNorm's weight loads stay after x's sum in
+// ptxas's schedule even so, and gained nothing.
+constexpr int64_t kWideRowsParamsFirstMaxRows = 8;
 
 template <class T, class P, int kVectors, Norm kNorm, int kHints, class Epilogue>
 __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMaxThreads / 2
@@ -156,6 +167,28 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
     else
       v.store_plain(p);
   };
+
+  static_assert((kHints & kWideRowsParamsFirst) == 0 || (kHints & kWideRowsEarlyParams) != 0,
+                "the parameters first are early parameters");
+  RawParams<kCount, P> early_weight[(kHints & kWideRowsEarlyParams) ? kVectors : 1];
+  RawParams<kCount, P> early_bias[(kHints & kWideRowsEarlyParams) ? kVectors : 1];
+  auto load_early_params = [&] {
+    if constexpr ((kHints & kWideRowsEarlyParams) != 0) {
+#pragma unroll
+      for (int j = 0; j < kVectors; ++j) {
+        if (vector_index(j) >= row_vectors) continue;
+        const int64_t pos = int64_t{vector_index(j)} * kCount;
+        if constexpr ((kHints & kWideRowsParamsFirst) != 0) {
+          early_weight[j].load_coherent(t.weight, pos);
+          if constexpr (kNorm == Norm::centered) early_bias[j].load_coherent(t.bias, pos);
+        } else {
+          early_weight[j].load(t.weight, pos);
+          if constexpr (kNorm == Norm::centered) early_bias[j].load(t.bias, pos);
+        }
+      }
+    }
+  };
+  if constexpr ((kHints & kWideRowsParamsFirst) != 0) load_early_params();
 
   V v[kVectors];
 #pragma unroll
@@ -191,17 +224,7 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
     }
   }
 
-  RawParams<kCount, P> early_weight[(kHints & kWideRowsEarlyParams) ? kVectors : 1];
-  RawParams<kCount, P> early_bias[(kHints & kWideRowsEarlyParams) ? kVectors : 1];
-  if constexpr ((kHints & kWideRowsEarlyParams) != 0) {
-#pragma unroll
-    for (int j = 0; j < kVectors; ++j) {
-      if (vector_index(j) >= row_vectors) continue;
-      early_weight[j].load(t.weight, int64_t{vector_index(j)} * kCount);
-      if constexpr (kNorm == Norm::centered)
-        early_bias[j].load(t.bias, int64_t{vector_index(j)} * kCount);
-    }
-  }
+  if constexpr ((kHints & kWideRowsParamsFirst) == 0) load_early_params();
 
   // RMSNorm: shift and delta stay 0 and the expressions below fold to x and x^2.
   constexpr bool kOneReduction =
