@@ -149,7 +149,7 @@ struct RawParams {
   // The same by coherent loads from L2 (ld.relaxed.gpu): ptxas issues these where they are
   // written, while it moves the read-only loads of load() after the arithmetic on data loaded
   // before them. They skip L1, which costs where several blocks of an SM read the same
-  // parameters (kernels/NOTES.md, "Decode rows: the weight loaded first").
+  // parameters (kernels/NOTES.md, "The early weight, where ptxas puts it").
   __device__ __forceinline__ void load_coherent(const P* p, int64_t pos) {
     if (!p) return;
 #pragma unroll
