@@ -119,6 +119,9 @@ enum WideRowsHints : int {
   kWideRowsPrefetchTail = 16,   // the last rows prefetched into L2 (wide_rows_prefetch_tail)
   kWideRowsOneReduction = 32,   // LayerNorm of 16-bit data: one guarded reduction (below)
   kWideRowsParamsFirst = 64,    // with kWideRowsEarlyParams: loaded before x, from L2 (below)
+  // The two-vector kernel's WideRowsForm, set by launch_wide_rows from the plan, not by an op:
+  kWideRowsExactFit = 128,    // row_vectors == blockDim.x * kVectors: no bounds checks
+  kWideRowsFourBlocks = 256,  // launch bounds of four blocks of 512 threads an SM
   kWideRowsDefaultHints = kWideRowsStreamLoads | kWideRowsStreamStores,
 };
 
@@ -149,7 +152,8 @@ constexpr int64_t kWideRowsParamsFirstMaxRows = 8;
 
 template <class T, class P, int kVectors, Norm kNorm, int kHints, class Epilogue>
 __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMaxThreads / 2
-                                                                  : kWideRowsMaxThreads)
+                                                                  : kWideRowsMaxThreads,
+                                  (kHints & kWideRowsFourBlocks) != 0 ? 4 : 1)
     wide_rows_kernel(WideRowsTensors<T, P> t, Epilogue epilogue, int row_vectors, float inv_n,
                      float eps, int prefetch_distance) {
   using V = RawVector<T>;
@@ -157,6 +161,10 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
   __shared__ float partials[2][kWideRowsMaxThreads / 32];
   const int64_t row_start = int64_t{blockIdx.x} * row_vectors * kCount;
   auto vector_index = [&](int j) { return static_cast<int>(threadIdx.x + j * blockDim.x); };
+  // Past the row's end (vectors of the last threads of a row that does not fill the block).
+  auto outside = [&](int j) {
+    return (kHints & kWideRowsExactFit) == 0 && vector_index(j) >= row_vectors;
+  };
   auto load = [](const T* p) {
     if constexpr ((kHints & kWideRowsEvictLastLoads) != 0) return V::load_evict_last(p);
     return (kHints & kWideRowsStreamLoads) ? V::load_streaming(p) : V::load_plain(p);
@@ -176,7 +184,7 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
     if constexpr ((kHints & kWideRowsEarlyParams) != 0) {
 #pragma unroll
       for (int j = 0; j < kVectors; ++j) {
-        if (vector_index(j) >= row_vectors) continue;
+        if (outside(j)) continue;
         const int64_t pos = int64_t{vector_index(j)} * kCount;
         if constexpr ((kHints & kWideRowsParamsFirst) != 0) {
           early_weight[j].load_coherent(t.weight, pos);
@@ -193,9 +201,8 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
   V v[kVectors];
 #pragma unroll
   for (int j = 0; j < kVectors; ++j)
-    v[j].raw = vector_index(j) < row_vectors
-                   ? load(t.x + row_start + int64_t{vector_index(j)} * kCount).raw
-                   : make_uint4(0, 0, 0, 0);
+    v[j].raw = !outside(j) ? load(t.x + row_start + int64_t{vector_index(j)} * kCount).raw
+                           : make_uint4(0, 0, 0, 0);
 
   if constexpr ((kHints & kWideRowsPrefetchTail) != 0) {
     const int64_t row_bytes = int64_t{row_vectors} * 16;
@@ -208,12 +215,11 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
     V r[kVectors];
 #pragma unroll
     for (int j = 0; j < kVectors; ++j)
-      r[j].raw = vector_index(j) < row_vectors
-                     ? load(t.residual + row_start + int64_t{vector_index(j)} * kCount).raw
-                     : make_uint4(0, 0, 0, 0);
+      r[j].raw = !outside(j) ? load(t.residual + row_start + int64_t{vector_index(j)} * kCount).raw
+                             : make_uint4(0, 0, 0, 0);
 #pragma unroll
     for (int j = 0; j < kVectors; ++j) {
-      if (vector_index(j) >= row_vectors) continue;
+      if (outside(j)) continue;
       float a[kCount], b[kCount];
       v[j].unpack(a);
       r[j].unpack(b);
@@ -237,7 +243,7 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
     float total = 0.0f, total_squares = 0.0f;
 #pragma unroll
     for (int j = 0; j < kVectors; ++j) {
-      if (vector_index(j) >= row_vectors) continue;
+      if (outside(j)) continue;
       float e[kCount];
       v[j].unpack(e);
 #pragma unroll
@@ -264,7 +270,7 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
     float squares = 0.0f;
 #pragma unroll
     for (int j = 0; j < kVectors; ++j) {
-      if (vector_index(j) >= row_vectors) continue;
+      if (outside(j)) continue;
       float e[kCount];
       v[j].unpack(e);
 #pragma unroll
@@ -279,7 +285,7 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
 
 #pragma unroll
   for (int j = 0; j < kVectors; ++j) {
-    if (vector_index(j) >= row_vectors) continue;
+    if (outside(j)) continue;
     const int64_t pos = int64_t{vector_index(j)} * kCount;
     float e[kCount], w[kCount], b[kCount];
     v[j].unpack(e);
@@ -337,8 +343,15 @@ cudaError_t launch_wide_rows(const ProblemShape& p, const WideRowsPlan& plan,
                                                        distance);
       return cudaGetLastError();
     };
-    if (plan.vectors_per_thread == kWideRowsLatencyVectors)
+    if (plan.vectors_per_thread == kWideRowsLatencyVectors) {
+      if (plan.form == WideRowsForm::exact_fit)
+        return run(wide_rows_kernel<T, P, kWideRowsLatencyVectors, kNorm,
+                                    kHints | kWideRowsExactFit, Epilogue>);
+      if (plan.form == WideRowsForm::four_blocks)
+        return run(wide_rows_kernel<T, P, kWideRowsLatencyVectors, kNorm,
+                                    kHints | kWideRowsFourBlocks, Epilogue>);
       return run(wide_rows_kernel<T, P, kWideRowsLatencyVectors, kNorm, kHints, Epilogue>);
+    }
     if (plan.vectors_per_thread == kWideRowsFewVectors)
       return run(wide_rows_kernel<T, P, kWideRowsFewVectors, kNorm, kHints, Epilogue>);
     return run(wide_rows_kernel<T, P, kWideRowsManyVectors, kNorm, kHints, Epilogue>);
@@ -371,6 +384,38 @@ inline bool wide_rows_start_at_once(const ProblemShape& p, const DeviceCaps& dev
   return p.num_segments <= int64_t{blocks_per_sm} * device.sm_count;
 }
 
+// `rows` with the form of its two-vector kernel (WideRowsForm) picked from the occupancy the
+// device reports for each form's kernel at rows.threads: the first that still holds every row's
+// block at once. Where the device cannot say (no GPU: the CPU tests), the guarded form.
+template <Norm kNorm, int kHints, class Epilogue>
+WideRowsPlan with_latency_form(const ProblemShape& p, WideRowsPlan rows, const DeviceCaps& device) {
+  if (!rows.unsupported.empty() || rows.vectors_per_thread != kWideRowsLatencyVectors ||
+      device.sm_count <= 0)
+    return rows;
+  int exact_fit_per_sm = 0, guarded_per_sm = 0;
+  const cudaError_t error = with_element_types(p, [&](auto data, auto param) {
+    using T = typename decltype(data)::type;
+    using P = typename decltype(param)::type;
+    constexpr int kVectors = kWideRowsLatencyVectors;
+    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &guarded_per_sm, wide_rows_kernel<T, P, kVectors, kNorm, kHints, Epilogue>, rows.threads,
+        0);
+    if (e == cudaSuccess && rows.threads * kVectors == rows.row_vectors)
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &exact_fit_per_sm,
+          wide_rows_kernel<T, P, kVectors, kNorm, kHints | kWideRowsExactFit, Epilogue>,
+          rows.threads, 0);
+    return e;
+  });
+  if (error != cudaSuccess) {
+    (void)cudaGetLastError();  // not left for the next launch's check to find
+    return rows;
+  }
+  rows.form = pick_latency_form(ceil_div(p.num_segments, device.sm_count), exact_fit_per_sm,
+                                guarded_per_sm);
+  return rows;
+}
+
 // plan_wide_rows_variant with kHints, and where the rows start at once:
 // - early parameters: the weight and bias loaded with x instead of after the statistics, so
 //   that their DRAM round trip overlaps x's instead of following the reductions (add_rms_norm's
@@ -386,15 +431,18 @@ inline bool wide_rows_start_at_once(const ProblemShape& p, const DeviceCaps& dev
 // - kWideRowsLatencyVectors up to four blocks an SM (measured on 1-128 rows, and on the 24
 //   512-row problems of configs/decode.json: 0.14-0.59 us faster than four vectors a thread on
 //   22 of them, the same on add_rms_norm's 8192, and eight vectors slower on all;
-//   kernels/NOTES.md).
+//   kernels/NOTES.md), in the form with_latency_form picks.
 template <Norm kNorm, int kHints = kWideRowsDefaultHints, class Epilogue>
 KernelPlan plan_wide_rows_variant(const ProblemShape& p, const DeviceCaps& device,
                                   Epilogue epilogue) {
   const WideRowsPlan rows = plan_wide_rows(p, wide_rows_start_at_once(p, device, 4));
-  if (wide_rows_start_at_once(p, device, kNorm == Norm::rms ? 4 : 2))
-    return plan_wide_rows_launch<kNorm, (kHints | kWideRowsEarlyParams) & ~kWideRowsPrefetchTail>(
-        p, rows, epilogue);
-  return plan_wide_rows_launch<kNorm, kHints>(p, rows, epilogue);
+  if (wide_rows_start_at_once(p, device, kNorm == Norm::rms ? 4 : 2)) {
+    constexpr int kEarly = (kHints | kWideRowsEarlyParams) & ~kWideRowsPrefetchTail;
+    return plan_wide_rows_launch<kNorm, kEarly>(
+        p, with_latency_form<kNorm, kEarly, Epilogue>(p, rows, device), epilogue);
+  }
+  return plan_wide_rows_launch<kNorm, kHints>(
+      p, with_latency_form<kNorm, kHints, Epilogue>(p, rows, device), epilogue);
 }
 
 }  // namespace normbench::kernels

@@ -37,4 +37,10 @@ WideRowsPlan plan_wide_rows(const ProblemShape& p, bool rows_resident) {
   return plan;
 }
 
+WideRowsForm pick_latency_form(int64_t blocks_needed, int exact_fit_per_sm, int guarded_per_sm) {
+  if (exact_fit_per_sm > 0 && exact_fit_per_sm >= blocks_needed) return WideRowsForm::exact_fit;
+  if (guarded_per_sm >= blocks_needed) return WideRowsForm::guarded;
+  return WideRowsForm::four_blocks;
+}
+
 }  // namespace normbench::kernels

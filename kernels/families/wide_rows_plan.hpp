@@ -27,12 +27,29 @@ constexpr int kWideRowsManyVectors = 8;     // per thread, up to 512 threads
 constexpr int kWideRowsMaxThreads = 512;
 constexpr int64_t kWideRowsMaxVectors = int64_t{kWideRowsMaxThreads} * kWideRowsManyVectors;
 
+// How the two-vector kernel of rows that all start at once is compiled (families/wide_rows.cuh),
+// chosen per problem from the device's occupancy (pick_latency_form):
+//   exact_fit    the row is exactly threads x 2 vectors: no bounds checks, so ptxas issues every
+//                load of a thread back to back (0.05-0.3 us less device time on most of
+//                configs/decode.json on the H100), at up to 14 more registers a thread;
+//   guarded      bounds checks on every vector: fewer registers;
+//   four_blocks  guarded, under launch bounds that leave 32 registers a thread, so that four
+//                blocks of 512 threads share an SM (rows of 8192 16-bit elements at 512 rows
+//                start in one wave instead of two: 0.5-1.5 us less; kernels/NOTES.md).
+enum class WideRowsForm { guarded, exact_fit, four_blocks };
+
+// The first form of exact_fit, guarded, four_blocks that holds `blocks_needed` blocks an SM (as
+// the device reports for each kernel; 0 for exact_fit where the row does not fit exactly), so
+// that every row's block still starts at once.
+WideRowsForm pick_latency_form(int64_t blocks_needed, int exact_fit_per_sm, int guarded_per_sm);
+
 struct WideRowsPlan {
   std::string unsupported;     // empty: supported
   int vector_elements = 0;     // elements of the data's type in 16 bytes: 8 or 4
   int row_vectors = 0;         // 16-byte vectors per row
   int vectors_per_thread = 0;  // kWideRowsLatencyVectors, kWideRowsFewVectors or ...Many...
   int threads = 0;             // per block, a multiple of 32
+  WideRowsForm form = WideRowsForm::guarded;  // of the two-vector kernel (choose_latency_form)
 };
 
 // `rows_resident`: every row's block starts at once (kWideRowsLatencyVectors where they fit).

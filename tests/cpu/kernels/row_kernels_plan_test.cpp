@@ -96,6 +96,22 @@ TEST(WideRowsPlan, TwoVectorsAThreadWhereEveryRowStartsAtOnce) {
   EXPECT_GE(int64_t{odd.threads} * odd.vectors_per_thread, odd.row_vectors);
 }
 
+TEST(WideRowsPlan, LatencyFormKeepsEveryRowStartingAtOnce) {
+  using kernels::pick_latency_form;
+  using kernels::WideRowsForm;
+  // Exact rows take the unchecked kernel while its occupancy holds every row (1 block an SM up to
+  // 132 rows on an H100, 4 at 512 rows).
+  EXPECT_EQ(pick_latency_form(1, 3, 3), WideRowsForm::exact_fit);
+  EXPECT_EQ(pick_latency_form(4, 4, 5), WideRowsForm::exact_fit);
+  // Its extra registers would leave rows for a second wave: the guarded kernel.
+  EXPECT_EQ(pick_latency_form(4, 3, 4), WideRowsForm::guarded);
+  // Rows that are not exactly threads x 2 vectors never take it (occupancy 0).
+  EXPECT_EQ(pick_latency_form(1, 0, 2), WideRowsForm::guarded);
+  // Neither holds them all (512 threads of 40 registers: 3 an SM): the four-block bounds.
+  EXPECT_EQ(pick_latency_form(4, 3, 3), WideRowsForm::four_blocks);
+  EXPECT_EQ(pick_latency_form(4, 0, 3), WideRowsForm::four_blocks);
+}
+
 TEST(WideRowsPlan, CoversOddRowsWithWholeWarps) {
   // 1032 bf16 = 129 vectors: 33 threads' worth, rounded up to two warps.
   const auto plan = kernels::plan_wide_rows(bf16_rows(Op::layer_norm, 10, 1032));
