@@ -307,6 +307,18 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
   }
 }
 
+// The two-vector kernel in `form`: each form's instantiation named once, for the launch and for
+// the occupancy query that picks the form (with_latency_form).
+template <class T, class P, Norm kNorm, int kHints, class Epilogue>
+auto latency_form_kernel(WideRowsForm form) {
+  constexpr int kVectors = kWideRowsLatencyVectors;
+  if (form == WideRowsForm::exact_fit)
+    return wide_rows_kernel<T, P, kVectors, kNorm, kHints | kWideRowsExactFit, Epilogue>;
+  if (form == WideRowsForm::four_blocks)
+    return wide_rows_kernel<T, P, kVectors, kNorm, kHints | kWideRowsFourBlocks, Epilogue>;
+  return wide_rows_kernel<T, P, kVectors, kNorm, kHints, Epilogue>;
+}
+
 template <Norm kNorm, int kHints = kWideRowsDefaultHints, class Epilogue>
 cudaError_t launch_wide_rows(const ProblemShape& p, const WideRowsPlan& plan,
                              const KernelArgs& args, Epilogue epilogue) {
@@ -343,15 +355,8 @@ cudaError_t launch_wide_rows(const ProblemShape& p, const WideRowsPlan& plan,
                                                        distance);
       return cudaGetLastError();
     };
-    if (plan.vectors_per_thread == kWideRowsLatencyVectors) {
-      if (plan.form == WideRowsForm::exact_fit)
-        return run(wide_rows_kernel<T, P, kWideRowsLatencyVectors, kNorm,
-                                    kHints | kWideRowsExactFit, Epilogue>);
-      if (plan.form == WideRowsForm::four_blocks)
-        return run(wide_rows_kernel<T, P, kWideRowsLatencyVectors, kNorm,
-                                    kHints | kWideRowsFourBlocks, Epilogue>);
-      return run(wide_rows_kernel<T, P, kWideRowsLatencyVectors, kNorm, kHints, Epilogue>);
-    }
+    if (plan.vectors_per_thread == kWideRowsLatencyVectors)
+      return run(latency_form_kernel<T, P, kNorm, kHints, Epilogue>(plan.form));
     if (plan.vectors_per_thread == kWideRowsFewVectors)
       return run(wide_rows_kernel<T, P, kWideRowsFewVectors, kNorm, kHints, Epilogue>);
     return run(wide_rows_kernel<T, P, kWideRowsManyVectors, kNorm, kHints, Epilogue>);
@@ -396,15 +401,13 @@ WideRowsPlan with_latency_form(const ProblemShape& p, WideRowsPlan rows, const D
   const cudaError_t error = with_element_types(p, [&](auto data, auto param) {
     using T = typename decltype(data)::type;
     using P = typename decltype(param)::type;
-    constexpr int kVectors = kWideRowsLatencyVectors;
-    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &guarded_per_sm, wide_rows_kernel<T, P, kVectors, kNorm, kHints, Epilogue>, rows.threads,
-        0);
-    if (e == cudaSuccess && rows.threads * kVectors == rows.row_vectors)
-      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &exact_fit_per_sm,
-          wide_rows_kernel<T, P, kVectors, kNorm, kHints | kWideRowsExactFit, Epilogue>,
-          rows.threads, 0);
+    const auto per_sm = [&](WideRowsForm form, int* blocks) {
+      return cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          blocks, latency_form_kernel<T, P, kNorm, kHints, Epilogue>(form), rows.threads, 0);
+    };
+    cudaError_t e = per_sm(WideRowsForm::guarded, &guarded_per_sm);
+    if (e == cudaSuccess && rows.threads * kWideRowsLatencyVectors == rows.row_vectors)
+      e = per_sm(WideRowsForm::exact_fit, &exact_fit_per_sm);
     return e;
   });
   if (error != cudaSuccess) {

@@ -31,7 +31,7 @@ constexpr int64_t kWideRowsMaxVectors = int64_t{kWideRowsMaxThreads} * kWideRows
 // chosen per problem from the device's occupancy (pick_latency_form):
 //   exact_fit    the row is exactly threads x 2 vectors: no bounds checks, so ptxas issues every
 //                load of a thread back to back (0.05-0.3 us less device time on most of
-//                configs/decode.json on the H100), at up to 14 more registers a thread;
+//                configs/decode.json on the H100), at up to 15 more registers a thread;
 //   guarded      bounds checks on every vector: fewer registers;
 //   four_blocks  guarded, under launch bounds that leave 32 registers a thread, so that four
 //                blocks of 512 threads share an SM (rows of 8192 16-bit elements at 512 rows
