@@ -51,9 +51,23 @@ std::function<void(cudaStream_t)> row_kernel(normbench::Op op, int rows, int hid
   format.param_dtype = DType::bfloat16;
   const ProblemShape p =
       make_problem_shape(op, {rows, hidden}, {hidden}, 0, 1e-5, 1.0, true, format);
-  const WideRowsPlan plan = plan_wide_rows(p, rows <= 4 * sms);
+  const WideRowsPlan rows_plan = plan_wide_rows(p, rows <= 4 * sms);
   const bool early = rows <= (op == Op::rms_norm ? 4 : 2) * sms;
   constexpr int kLayer = kLoadsStores | kWideRowsOneReduction;
+  // The two-vector kernel's form as the variant picks it (with_latency_form: exact fit, guarded
+  // or four-block, by the occupancy the device reports), for the hints launched below.
+  DeviceCaps caps;
+  caps.sm_count = sms;
+  using E = IdentityEpilogue;
+  constexpr int kEarly = kLoadsStores | kWideRowsEarlyParams;
+  WideRowsPlan plan = rows_plan;
+  if (op == Op::rms_norm)
+    plan = early ? with_latency_form<Norm::rms, kEarly, E>(p, rows_plan, caps)
+                 : with_latency_form<Norm::rms, kLoadsStores, E>(p, rows_plan, caps);
+  if (op == Op::add_rms_norm)
+    plan = with_latency_form<Norm::add_rms, kEarly, E>(p, rows_plan, caps);
+  if (op == Op::layer_norm && early)
+    plan = with_latency_form<Norm::centered, kLayer | kWideRowsEarlyParams, E>(p, rows_plan, caps);
   return [=](cudaStream_t s) {
     KernelArgs a = args;
     a.stream = s;
