@@ -147,6 +147,79 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 }
 
+// A row a block of kT threads, kV vectors of x and of the residual a thread (kT * kV = 1024).
+// kWeightFirst: the weight read through L1 (ld.global.nc) before x, pinned there by asm volatile,
+// so that an SM's blocks read it from L2 while x comes from DRAM instead of after their sums.
+__device__ __forceinline__ uint4 load_nc_pinned(const uint4* p) {
+  uint4 v;
+  asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+
+template <int kT, int kV, int kMinBlocks, bool kWeightFirst = false>
+__global__ void __launch_bounds__(kT, kMinBlocks)
+    row_a_block_of(const uint4* x, const uint4* r, const uint4* w, uint4* s_out, uint4* y) {
+  static_assert(kT * kV == kRowVectors, "a row");
+  __shared__ float partial[kT / 32];
+  const int64_t at = int64_t{blockIdx.x} * kRowVectors + threadIdx.x;
+  uint4 early[kV];
+  if constexpr (kWeightFirst) {
+#pragma unroll
+    for (int j = 0; j < kV; ++j) early[j] = load_nc_pinned(w + threadIdx.x + j * kT);
+  }
+  uint4 vx[kV], vr[kV];
+#pragma unroll
+  for (int j = 0; j < kV; ++j) {
+    vx[j] = __ldcs(x + at + j * kT);
+    vr[j] = __ldcs(r + at + j * kT);
+  }
+  float sv[kV][8];
+  float squares = 0.0f;
+#pragma unroll
+  for (int j = 0; j < kV; ++j) {
+    const auto* a = reinterpret_cast<const __nv_bfloat162*>(&vx[j]);
+    const auto* b = reinterpret_cast<const __nv_bfloat162*>(&vr[j]);
+    uint4 packed;
+    auto* p = reinterpret_cast<__nv_bfloat162*>(&packed);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const float2 fa = __bfloat1622float2(a[k]), fb = __bfloat1622float2(b[k]);
+      p[k] = __floats2bfloat162_rn(fa.x + fb.x, fa.y + fb.y);
+      const float2 rounded = __bfloat1622float2(p[k]);
+      sv[j][2 * k] = rounded.x;
+      sv[j][2 * k + 1] = rounded.y;
+      squares = fmaf(rounded.x, rounded.x, fmaf(rounded.y, rounded.y, squares));
+    }
+    __stcs(s_out + at + j * kT, packed);
+  }
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2)
+    squares += __shfl_xor_sync(0xffffffffu, squares, offset);
+  if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = squares;
+  __syncthreads();
+  float total = threadIdx.x % 32 < kT / 32 ? partial[threadIdx.x % 32] : 0.0f;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2)
+    total += __shfl_xor_sync(0xffffffffu, total, offset);
+  const float rstd = rsqrtf(total / kHidden + 1e-6f);
+#pragma unroll
+  for (int j = 0; j < kV; ++j) {
+    const uint4 wv = kWeightFirst ? early[j] : __ldg(w + threadIdx.x + j * kT);
+    const auto* pw = reinterpret_cast<const __nv_bfloat162*>(&wv);
+    uint4 packed;
+    auto* p = reinterpret_cast<__nv_bfloat162*>(&packed);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const float2 fw = __bfloat1622float2(pw[k]);
+      p[k] = __floats2bfloat162_rn(sv[j][2 * k] * rstd * fw.x, sv[j][2 * k + 1] * rstd * fw.y);
+    }
+    __stcs(y + at + j * kT, packed);
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -179,6 +252,16 @@ int main() {
       {"two rows a block, second row after",
        [=](cudaStream_t st) {
          two_rows_a_block<true><<<kRows / 2, kThreads, 0, st>>>(x, r, w, s, y);
+       }},
+      {"a row a block of 256 threads x 4 vectors",
+       [=](cudaStream_t st) { row_a_block_of<256, 4, 4><<<kRows, 256, 0, st>>>(x, r, w, s, y); }},
+      {"a row a block, the weight first through L1",
+       [=](cudaStream_t st) {
+         row_a_block_of<512, 2, 4, true><<<kRows, 512, 0, st>>>(x, r, w, s, y);
+       }},
+      {"256 threads x 4 vectors, the weight first",
+       [=](cudaStream_t st) {
+         row_a_block_of<256, 4, 4, true><<<kRows, 256, 0, st>>>(x, r, w, s, y);
        }},
       {"four rows a block in turn (128 blocks)",
        [=](cudaStream_t st) { rows_in_turn<4><<<kRows / 4, kThreads, 0, st>>>(x, r, w, s, y); }},
