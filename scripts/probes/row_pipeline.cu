@@ -10,6 +10,7 @@
 //   two rows a block     256 blocks, two an SM: the first row's loads, then the second row's
 //                        (issued at once, or only after the first row's have landed, by a data
 //                        dependency), then the first row's stores and the second's;
+//   two rows together    the same, both rows' sums behind one block reduction, then both y;
 //   four rows a block    128 blocks, one an SM, each row's loads issued once the previous row's
 //                        have landed, while that row is finished.
 // Beside them normbench's own kernel for the problem (row_kernel.cuh: the plan, form and hints
@@ -126,6 +127,72 @@ __global__ void __launch_bounds__(kThreads, 2)
   }
   finish_row(a, w, s, y, first);
   finish_row(b, w, s, y, second);
+}
+
+// Two rows a block finished together: both rows' sums of squares behind one block reduction (a
+// float2), then both rows' y (the fourteenth stop's several rows a block).
+__global__ void __launch_bounds__(kThreads, 2)
+    two_rows_together(const uint4* x, const uint4* r, const uint4* w, uint4* s_out, uint4* y) {
+  __shared__ float2 partial[kThreads / 32];
+  const int64_t first = 2 * int64_t{blockIdx.x};
+  Row rows[2];
+  load_row(x, r, first, rows[0]);
+  load_row(x, r, first + 1, rows[1]);
+  float sv[2][2][8];
+  float squares[2] = {0.0f, 0.0f};
+#pragma unroll
+  for (int q = 0; q < 2; ++q) {
+    const int64_t at = (first + q) * kRowVectors + threadIdx.x;
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const auto* a = reinterpret_cast<const __nv_bfloat162*>(&rows[q].x[j]);
+      const auto* b = reinterpret_cast<const __nv_bfloat162*>(&rows[q].r[j]);
+      uint4 packed;
+      auto* p = reinterpret_cast<__nv_bfloat162*>(&packed);
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const float2 fa = __bfloat1622float2(a[k]), fb = __bfloat1622float2(b[k]);
+        p[k] = __floats2bfloat162_rn(fa.x + fb.x, fa.y + fb.y);
+        const float2 rounded = __bfloat1622float2(p[k]);
+        sv[q][j][2 * k] = rounded.x;
+        sv[q][j][2 * k + 1] = rounded.y;
+        squares[q] = fmaf(rounded.x, rounded.x, fmaf(rounded.y, rounded.y, squares[q]));
+      }
+      __stcs(s_out + at + j * kThreads, packed);
+    }
+  }
+  float2 total = make_float2(squares[0], squares[1]);
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) {
+    total.x += __shfl_xor_sync(0xffffffffu, total.x, offset);
+    total.y += __shfl_xor_sync(0xffffffffu, total.y, offset);
+  }
+  if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = total;
+  __syncthreads();
+  float2 sum = threadIdx.x % 32 < kThreads / 32 ? partial[threadIdx.x % 32] : make_float2(0.f, 0.f);
+#pragma unroll
+  for (int offset = 8; offset > 0; offset /= 2) {
+    sum.x += __shfl_xor_sync(0xffffffffu, sum.x, offset);
+    sum.y += __shfl_xor_sync(0xffffffffu, sum.y, offset);
+  }
+  const float rstd[2] = {rsqrtf(sum.x / kHidden + 1e-6f), rsqrtf(sum.y / kHidden + 1e-6f)};
+#pragma unroll
+  for (int j = 0; j < 2; ++j) {
+    const uint4 wv = __ldg(w + threadIdx.x + j * kThreads);
+    const auto* pw = reinterpret_cast<const __nv_bfloat162*>(&wv);
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+      uint4 packed;
+      auto* p = reinterpret_cast<__nv_bfloat162*>(&packed);
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const float2 fw = __bfloat1622float2(pw[k]);
+        p[k] = __floats2bfloat162_rn(sv[q][j][2 * k] * rstd[q] * fw.x,
+                                     sv[q][j][2 * k + 1] * rstd[q] * fw.y);
+      }
+      __stcs(y + (first + q) * kRowVectors + threadIdx.x + j * kThreads, packed);
+    }
+  }
 }
 
 // kRows a block in turn, each row's loads issued once the previous row's have landed (a data
@@ -255,6 +322,8 @@ int main() {
        }},
       {"a row a block of 256 threads x 4 vectors",
        [=](cudaStream_t st) { row_a_block_of<256, 4, 4><<<kRows, 256, 0, st>>>(x, r, w, s, y); }},
+      {"two rows a block, finished together",
+       [=](cudaStream_t st) { two_rows_together<<<kRows / 2, kThreads, 0, st>>>(x, r, w, s, y); }},
       {"a row a block, the weight first through L1",
        [=](cudaStream_t st) {
          row_a_block_of<512, 2, 4, true><<<kRows, 512, 0, st>>>(x, r, w, s, y);
