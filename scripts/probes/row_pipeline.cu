@@ -12,7 +12,9 @@
 //                        dependency), then the first row's stores and the second's;
 //   two rows together    the same, both rows' sums behind one block reduction, then both y;
 //   four rows a block    128 blocks, one an SM, each row's loads issued once the previous row's
-//                        have landed, while that row is finished.
+//                        have landed, while that row is finished;
+//   256 threads x 4      a row a block with two rows a block's warps and bytes an SM;
+//   the weight first     the weight read through L1 before x (a row a block, and 256 x 4).
 // Beside them normbench's own kernel for the problem (row_kernel.cuh: the plan, form and hints
 // add_rms_norm.row_in_registers ships with). Cold and warm as normbench times them. Not part of
 // normbench: a probe for kernels/NOTES.md.
