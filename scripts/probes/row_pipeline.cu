@@ -69,6 +69,39 @@ __device__ __forceinline__ float block_sum(float value) {
   return total;
 }
 
+// One 16-byte vector of s = x + residual rounded to bfloat16 (returned packed), its 8 values in
+// float into `s`, their squares added to `squares`.
+__device__ __forceinline__ uint4 add_vector(const uint4& x, const uint4& r, float (&s)[8],
+                                            float& squares) {
+  const auto* a = reinterpret_cast<const __nv_bfloat162*>(&x);
+  const auto* b = reinterpret_cast<const __nv_bfloat162*>(&r);
+  uint4 packed;
+  auto* p = reinterpret_cast<__nv_bfloat162*>(&packed);
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const float2 fa = __bfloat1622float2(a[k]), fb = __bfloat1622float2(b[k]);
+    p[k] = __floats2bfloat162_rn(fa.x + fb.x, fa.y + fb.y);
+    const float2 rounded = __bfloat1622float2(p[k]);
+    s[2 * k] = rounded.x;
+    s[2 * k + 1] = rounded.y;
+    squares = fmaf(rounded.x, rounded.x, fmaf(rounded.y, rounded.y, squares));
+  }
+  return packed;
+}
+
+// y = s * rstd * weight for one vector, rounded to bfloat16.
+__device__ __forceinline__ uint4 scale_vector(const float (&s)[8], float rstd, const uint4& w) {
+  const auto* pw = reinterpret_cast<const __nv_bfloat162*>(&w);
+  uint4 packed;
+  auto* p = reinterpret_cast<__nv_bfloat162*>(&packed);
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const float2 fw = __bfloat1622float2(pw[k]);
+    p[k] = __floats2bfloat162_rn(s[2 * k] * rstd * fw.x, s[2 * k + 1] * rstd * fw.y);
+  }
+  return packed;
+}
+
 // s = x + residual stored, rstd over s, y = s * rstd * weight stored.
 __device__ __forceinline__ void finish_row(const Row& v, const uint4* weight, uint4* s_out,
                                            uint4* y, int64_t row) {
@@ -76,36 +109,13 @@ __device__ __forceinline__ void finish_row(const Row& v, const uint4* weight, ui
   float s[2][8];
   float squares = 0.0f;
 #pragma unroll
-  for (int j = 0; j < 2; ++j) {
-    const auto* a = reinterpret_cast<const __nv_bfloat162*>(&v.x[j]);
-    const auto* b = reinterpret_cast<const __nv_bfloat162*>(&v.r[j]);
-    uint4 packed;
-    auto* p = reinterpret_cast<__nv_bfloat162*>(&packed);
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      const float2 fa = __bfloat1622float2(a[k]), fb = __bfloat1622float2(b[k]);
-      p[k] = __floats2bfloat162_rn(fa.x + fb.x, fa.y + fb.y);
-      const float2 rounded = __bfloat1622float2(p[k]);
-      s[j][2 * k] = rounded.x;
-      s[j][2 * k + 1] = rounded.y;
-      squares = fmaf(rounded.x, rounded.x, fmaf(rounded.y, rounded.y, squares));
-    }
-    __stcs(s_out + at + j * kThreads, packed);
-  }
+  for (int j = 0; j < 2; ++j)
+    __stcs(s_out + at + j * kThreads, add_vector(v.x[j], v.r[j], s[j], squares));
   const float rstd = rsqrtf(block_sum(squares) / kHidden + 1e-6f);
 #pragma unroll
-  for (int j = 0; j < 2; ++j) {
-    const uint4 w = __ldg(weight + threadIdx.x + j * kThreads);
-    const auto* pw = reinterpret_cast<const __nv_bfloat162*>(&w);
-    uint4 packed;
-    auto* p = reinterpret_cast<__nv_bfloat162*>(&packed);
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      const float2 fw = __bfloat1622float2(pw[k]);
-      p[k] = __floats2bfloat162_rn(s[j][2 * k] * rstd * fw.x, s[j][2 * k + 1] * rstd * fw.y);
-    }
-    __stcs(y + at + j * kThreads, packed);
-  }
+  for (int j = 0; j < 2; ++j)
+    __stcs(y + at + j * kThreads,
+           scale_vector(s[j], rstd, __ldg(weight + threadIdx.x + j * kThreads)));
 }
 
 __global__ void __launch_bounds__(kThreads, 4)
@@ -146,22 +156,9 @@ __global__ void __launch_bounds__(kThreads, 2)
   for (int q = 0; q < 2; ++q) {
     const int64_t at = (first + q) * kRowVectors + threadIdx.x;
 #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const auto* a = reinterpret_cast<const __nv_bfloat162*>(&rows[q].x[j]);
-      const auto* b = reinterpret_cast<const __nv_bfloat162*>(&rows[q].r[j]);
-      uint4 packed;
-      auto* p = reinterpret_cast<__nv_bfloat162*>(&packed);
-#pragma unroll
-      for (int k = 0; k < 4; ++k) {
-        const float2 fa = __bfloat1622float2(a[k]), fb = __bfloat1622float2(b[k]);
-        p[k] = __floats2bfloat162_rn(fa.x + fb.x, fa.y + fb.y);
-        const float2 rounded = __bfloat1622float2(p[k]);
-        sv[q][j][2 * k] = rounded.x;
-        sv[q][j][2 * k + 1] = rounded.y;
-        squares[q] = fmaf(rounded.x, rounded.x, fmaf(rounded.y, rounded.y, squares[q]));
-      }
-      __stcs(s_out + at + j * kThreads, packed);
-    }
+    for (int j = 0; j < 2; ++j)
+      __stcs(s_out + at + j * kThreads,
+             add_vector(rows[q].x[j], rows[q].r[j], sv[q][j], squares[q]));
   }
   float2 total = make_float2(squares[0], squares[1]);
 #pragma unroll
@@ -181,19 +178,10 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
   for (int j = 0; j < 2; ++j) {
     const uint4 wv = __ldg(w + threadIdx.x + j * kThreads);
-    const auto* pw = reinterpret_cast<const __nv_bfloat162*>(&wv);
 #pragma unroll
-    for (int q = 0; q < 2; ++q) {
-      uint4 packed;
-      auto* p = reinterpret_cast<__nv_bfloat162*>(&packed);
-#pragma unroll
-      for (int k = 0; k < 4; ++k) {
-        const float2 fw = __bfloat1622float2(pw[k]);
-        p[k] = __floats2bfloat162_rn(sv[q][j][2 * k] * rstd[q] * fw.x,
-                                     sv[q][j][2 * k + 1] * rstd[q] * fw.y);
-      }
-      __stcs(y + (first + q) * kRowVectors + threadIdx.x + j * kThreads, packed);
-    }
+    for (int q = 0; q < 2; ++q)
+      __stcs(y + (first + q) * kRowVectors + threadIdx.x + j * kThreads,
+             scale_vector(sv[q][j], rstd[q], wv));
   }
 }
 
@@ -248,22 +236,8 @@ __global__ void __launch_bounds__(kT, kMinBlocks)
   float sv[kV][8];
   float squares = 0.0f;
 #pragma unroll
-  for (int j = 0; j < kV; ++j) {
-    const auto* a = reinterpret_cast<const __nv_bfloat162*>(&vx[j]);
-    const auto* b = reinterpret_cast<const __nv_bfloat162*>(&vr[j]);
-    uint4 packed;
-    auto* p = reinterpret_cast<__nv_bfloat162*>(&packed);
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      const float2 fa = __bfloat1622float2(a[k]), fb = __bfloat1622float2(b[k]);
-      p[k] = __floats2bfloat162_rn(fa.x + fb.x, fa.y + fb.y);
-      const float2 rounded = __bfloat1622float2(p[k]);
-      sv[j][2 * k] = rounded.x;
-      sv[j][2 * k + 1] = rounded.y;
-      squares = fmaf(rounded.x, rounded.x, fmaf(rounded.y, rounded.y, squares));
-    }
-    __stcs(s_out + at + j * kT, packed);
-  }
+  for (int j = 0; j < kV; ++j)
+    __stcs(s_out + at + j * kT, add_vector(vx[j], vr[j], sv[j], squares));
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2)
     squares += __shfl_xor_sync(0xffffffffu, squares, offset);
@@ -277,15 +251,7 @@ __global__ void __launch_bounds__(kT, kMinBlocks)
 #pragma unroll
   for (int j = 0; j < kV; ++j) {
     const uint4 wv = kWeightFirst ? early[j] : __ldg(w + threadIdx.x + j * kT);
-    const auto* pw = reinterpret_cast<const __nv_bfloat162*>(&wv);
-    uint4 packed;
-    auto* p = reinterpret_cast<__nv_bfloat162*>(&packed);
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      const float2 fw = __bfloat1622float2(pw[k]);
-      p[k] = __floats2bfloat162_rn(sv[j][2 * k] * rstd * fw.x, sv[j][2 * k + 1] * rstd * fw.y);
-    }
-    __stcs(y + at + j * kT, packed);
+    __stcs(y + at + j * kT, scale_vector(sv[j], rstd, wv));
   }
 }
 
