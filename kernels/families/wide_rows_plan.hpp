@@ -49,7 +49,7 @@ struct WideRowsPlan {
   int row_vectors = 0;         // 16-byte vectors per row
   int vectors_per_thread = 0;  // kWideRowsLatencyVectors, kWideRowsFewVectors or ...Many...
   int threads = 0;             // per block, a multiple of 32
-  WideRowsForm form = WideRowsForm::guarded;  // of the two-vector kernel (choose_latency_form)
+  WideRowsForm form = WideRowsForm::guarded;  // of the two-vector kernel (pick_latency_form)
 };
 
 // `rows_resident`: every row's block starts at once (kWideRowsLatencyVectors where they fit).

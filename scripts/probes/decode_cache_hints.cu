@@ -11,7 +11,7 @@
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I. -o decode_cache_hints \
 //     scripts/probes/decode_cache_hints.cu kernels/families/wide_rows_plan.cpp \
-//     kernels/problem_shape.cpp kernels/tensor_roles.cpp
+//     kernels/problem_shape.cpp kernels/tensor_roles.cpp kernels/registry.cpp
 //   ./decode_cache_hints [ROWS...]       (default 1 8 32 128 512)
 #include <cuda_runtime.h>
 

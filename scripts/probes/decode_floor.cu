@@ -20,7 +20,8 @@
 // Not part of normbench: a probe for kernels/NOTES.md.
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I. -o decode_floor scripts/probes/decode_floor.cu \
-//     kernels/families/wide_rows_plan.cpp kernels/problem_shape.cpp kernels/tensor_roles.cpp
+//     kernels/families/wide_rows_plan.cpp kernels/problem_shape.cpp kernels/tensor_roles.cpp \
+//     kernels/registry.cpp
 //   ./decode_floor               (the 128- and 512-row data movement, no parameters)
 //   ./decode_floor 1 8 32 128 512   (each op with its parameters at these row counts)
 #include <cuda_runtime.h>

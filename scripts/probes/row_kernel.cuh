@@ -2,11 +2,13 @@
 // decode_cache_hints.cu): the wide_rows kernel with its plan, and the hints normbench's
 // `<op>.row_in_registers` gives decode rows, its load and store hints replaceable. Include after
 // probe_support.cuh, and build with kernels/families/wide_rows_plan.cpp,
-// kernels/problem_shape.cpp and kernels/tensor_roles.cpp.
+// kernels/problem_shape.cpp, kernels/tensor_roles.cpp and kernels/registry.cpp.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 
 #include "kernels/families/wide_rows.cuh"
@@ -37,10 +39,10 @@ inline normbench::KernelArgs row_kernel_args(normbench::Op op, int hidden, const
 }
 
 // The row kernel for `rows` bfloat16 rows of `hidden`, loading and storing with kLoadsStores,
-// the rest of its hints as normbench's variant has them: early parameters where
-// plan_wide_rows_variant adds them (rows that start at once: up to four blocks an SM for RMSNorm,
-// two for the others; add_rms_norm always), without the tail prefetch then; LayerNorm's one
-// guarded reduction, and its tail prefetch beyond two blocks an SM.
+// planned as normbench's `<op>.row_in_registers` plans it (plan_wide_rows_variant: the early
+// parameters and the two-vector kernel's form where the rows start at once, the tail prefetch
+// where they do not), the rest of its hints as that variant has them: add_rms_norm's early
+// parameters, loaded first on its fewest rows; LayerNorm's one guarded reduction and tail prefetch.
 template <int kLoadsStores>
 std::function<void(cudaStream_t)> row_kernel(normbench::Op op, int rows, int hidden, int sms,
                                              const normbench::KernelArgs& args) {
@@ -51,39 +53,27 @@ std::function<void(cudaStream_t)> row_kernel(normbench::Op op, int rows, int hid
   format.param_dtype = DType::bfloat16;
   const ProblemShape p =
       make_problem_shape(op, {rows, hidden}, {hidden}, 0, 1e-5, 1.0, true, format);
-  const WideRowsPlan rows_plan = plan_wide_rows(p, rows <= 4 * sms);
-  const bool early = rows <= (op == Op::rms_norm ? 4 : 2) * sms;
-  constexpr int kLayer = kLoadsStores | kWideRowsOneReduction;
-  // The two-vector kernel's form as the variant picks it (with_latency_form: exact fit, guarded
-  // or four-block, by the occupancy the device reports), for the hints launched below.
-  DeviceCaps caps;
-  caps.sm_count = sms;
-  using E = IdentityEpilogue;
-  constexpr int kEarly = kLoadsStores | kWideRowsEarlyParams;
-  WideRowsPlan plan = rows_plan;
-  if (op == Op::rms_norm)
-    plan = early ? with_latency_form<Norm::rms, kEarly, E>(p, rows_plan, caps)
-                 : with_latency_form<Norm::rms, kLoadsStores, E>(p, rows_plan, caps);
+  DeviceCaps device;
+  device.sm_count = sms;
+  const IdentityEpilogue e{};
+  constexpr int kAddRms = kLoadsStores | kWideRowsEarlyParams;
+  constexpr int kLayer = kLoadsStores | kWideRowsOneReduction | kWideRowsPrefetchTail;
+  KernelPlan plan;
+  if (op == Op::rms_norm) plan = plan_wide_rows_variant<Norm::rms, kLoadsStores>(p, device, e);
   if (op == Op::add_rms_norm)
-    plan = with_latency_form<Norm::add_rms, kEarly, E>(p, rows_plan, caps);
-  if (op == Op::layer_norm && early)
-    plan = with_latency_form<Norm::centered, kLayer | kWideRowsEarlyParams, E>(p, rows_plan, caps);
+    plan = rows <= kWideRowsParamsFirstMaxRows
+               ? plan_wide_rows_variant<Norm::add_rms, kAddRms | kWideRowsParamsFirst>(p, device, e)
+               : plan_wide_rows_variant<Norm::add_rms, kAddRms>(p, device, e);
+  if (op == Op::layer_norm) plan = plan_wide_rows_variant<Norm::centered, kLayer>(p, device, e);
+  if (!plan.launch) {
+    std::fprintf(stderr, "row kernel declined %d rows of %d: %s\n", rows, hidden,
+                 plan.unsupported.value_or("").c_str());
+    std::exit(1);
+  }
   return [=](cudaStream_t s) {
     KernelArgs a = args;
     a.stream = s;
-    const IdentityEpilogue e{};
-    cudaError_t error = cudaSuccess;
-    if (op == Op::rms_norm)
-      error = early
-                  ? launch_wide_rows<Norm::rms, kLoadsStores | kWideRowsEarlyParams>(p, plan, a, e)
-                  : launch_wide_rows<Norm::rms, kLoadsStores>(p, plan, a, e);
-    if (op == Op::add_rms_norm)
-      error = launch_wide_rows<Norm::add_rms, kLoadsStores | kWideRowsEarlyParams>(p, plan, a, e);
-    if (op == Op::layer_norm)
-      error = early
-                  ? launch_wide_rows<Norm::centered, kLayer | kWideRowsEarlyParams>(p, plan, a, e)
-                  : launch_wide_rows<Norm::centered, kLayer | kWideRowsPrefetchTail>(p, plan, a, e);
-    CHECK(error);
+    CHECK(plan.launch(a));
   };
 }
 

@@ -20,7 +20,8 @@
 // normbench: a probe for kernels/NOTES.md.
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I. -o row_pipeline scripts/probes/row_pipeline.cu \
-//     kernels/families/wide_rows_plan.cpp kernels/problem_shape.cpp kernels/tensor_roles.cpp
+//     kernels/families/wide_rows_plan.cpp kernels/problem_shape.cpp kernels/tensor_roles.cpp \
+//     kernels/registry.cpp
 //   ./row_pipeline
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
