@@ -14,7 +14,8 @@
 //              (x - shift), then sum of ((x - shift) - delta)^2, each a warp butterfly + one
 //              barrier + a butterfly over the warps' partials; the shift (the row's first
 //              element) keeps float32 data like 1000 + N(0,1) at 1e-5. LayerNorm of 16-bit
-//              data may take both sums in one reduction (kWideRowsOneReduction, guarded);
+//              data may take the sums and squares in one reduction (kWideRowsOneReduction,
+//              guarded; zero-centered or shifted);
 //   tail       the last rows prefetched into L2 by earlier blocks (kWideRowsPrefetchTail);
 //   output     weight and bias through the read-only path (every row re-reads them: they stay
 //              in L1/L2), after the statistics or before them (WideRowsHints), y rounded once.
@@ -132,10 +133,18 @@ enum WideRowsHints : int {
 // by (1 + delta^2 / variance), so it is used only where delta^2 < kWideRowsOnePassLimit
 // variances: at most 17x the exact form's error. A bound, not a measurement: the float sums
 // accumulate 40-75 roundings (<= 4.5e-6 relative), so <= 8e-5 in the variance and half that in
-// 1/std, far below the rounding of bfloat16 (2^-9) and float16 (2^-11) outputs. Other rows, those
-// whose first element (the shift) lies 4 or more standard deviations from their mean, and
-// constant rows (variance 0), take the exact second pass; float32 data always does (its
-// tolerance is 1e-5).
+// 1/std, far below the rounding of bfloat16 (2^-9) and float16 (2^-11) outputs. Float32 data
+// never takes it (its tolerance is 1e-5). Two forms:
+// - zero-centered (the parameters after the statistics, up to 4 vectors a thread): no shift, so
+//   no load of it and one subtraction an element less in the sums and the outputs. A row whose
+//   mean lies 4 or more standard deviations from zero, or a constant row, takes the same sums
+//   again centered on that mean (a second pair reduction; the outputs from x - mean - delta).
+//   On the H100 this took 0.06-0.34 us of device time off decode.json's LayerNorms at 512 rows
+//   and 1% off llm.json's bfloat16 4096 x 8192; where the parameters come early (1-264 rows)
+//   the kernel was 0.02-0.04 us slower so (on an H200), and with 8 vectors a thread it took 72
+//   registers instead of 64 (kernels/NOTES.md);
+// - shifted by the row's first element (the others): rows whose shift lies 4 or more standard
+//   deviations from their mean, and constant rows, take the exact second pass.
 constexpr float kWideRowsOnePassLimit = 16.0f;
 
 constexpr int64_t kWideRowsPrefetchTailBytes = int64_t{400} * 16384;  // 6.5 MB
@@ -235,12 +244,14 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
   // RMSNorm: shift and delta stay 0 and the expressions below fold to x and x^2.
   constexpr bool kOneReduction =
       kNorm == Norm::centered && sizeof(T) == 2 && (kHints & kWideRowsOneReduction) != 0;
+  constexpr bool kZeroCentered =
+      kOneReduction && (kHints & kWideRowsEarlyParams) == 0 && kVectors <= kWideRowsFewVectors;
   float shift = 0.0f, delta = 0.0f;
   float mean_square = 0.0f;  // of (x - shift) - delta: the variance, or RMSNorm's mean square
   bool exact_pass = true;
-  if constexpr (kNorm == Norm::centered) {
-    shift = load_readonly(t.x + row_start);
-    float total = 0.0f, total_squares = 0.0f;
+  bool recentered = false;  // kZeroCentered: shift is the one reduction's mean, not 0
+  // The sums of d = x - shift (and d^2 for the one reduction) over this thread's vectors.
+  const auto add_terms = [&](float& total, float& total_squares) {
 #pragma unroll
     for (int j = 0; j < kVectors; ++j) {
       if (outside(j)) continue;
@@ -253,6 +264,31 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
         if constexpr (kOneReduction) total_squares = fmaf(d, d, total_squares);
       }
     }
+  };
+  if constexpr (kZeroCentered) {
+    float total = 0.0f, total_squares = 0.0f;
+    add_terms(total, total_squares);
+    __shared__ float2 pair_partials[kWideRowsMaxThreads / 32];
+    const float2 sums = wide_rows_block_sum2(make_float2(total, total_squares), pair_partials);
+    delta = sums.x * inv_n;
+    mean_square = sums.y * inv_n - delta * delta;
+    exact_pass = false;
+    // Every thread holds the same bits, so the whole block takes the same branch.
+    if (!(delta * delta < kWideRowsOnePassLimit * mean_square)) {  // NaN too
+      recentered = true;
+      shift = delta;
+      total = total_squares = 0.0f;
+      add_terms(total, total_squares);
+      __shared__ float2 recentered_partials[kWideRowsMaxThreads / 32];
+      const float2 centered =
+          wide_rows_block_sum2(make_float2(total, total_squares), recentered_partials);
+      delta = centered.x * inv_n;
+      mean_square = fmaxf(centered.y * inv_n - delta * delta, 0.0f);
+    }
+  } else if constexpr (kNorm == Norm::centered) {
+    shift = load_readonly(t.x + row_start);
+    float total = 0.0f, total_squares = 0.0f;
+    add_terms(total, total_squares);
     if constexpr (kOneReduction) {
       __shared__ float2 pair_partials[kWideRowsMaxThreads / 32];
       const float2 sums = wide_rows_block_sum2(make_float2(total, total_squares), pair_partials);
@@ -283,28 +319,36 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
   }
   const float rstd = rsqrtf(mean_square + eps);
 
+  const auto write_outputs = [&](float out_shift) {
 #pragma unroll
-  for (int j = 0; j < kVectors; ++j) {
-    if (outside(j)) continue;
-    const int64_t pos = int64_t{vector_index(j)} * kCount;
-    float e[kCount], w[kCount], b[kCount];
-    v[j].unpack(e);
-    if constexpr ((kHints & kWideRowsEarlyParams) != 0) {
-      early_weight[j].unpack(t.weight, w, 1.0f);
-      if constexpr (kNorm == Norm::centered) early_bias[j].unpack(t.bias, b, 0.0f);
-    } else {
-      load_params<kCount>(t.weight, pos, w, 1.0f);
-      if constexpr (kNorm == Norm::centered) load_params<kCount>(t.bias, pos, b, 0.0f);
-    }
+    for (int j = 0; j < kVectors; ++j) {
+      if (outside(j)) continue;
+      const int64_t pos = int64_t{vector_index(j)} * kCount;
+      float e[kCount], w[kCount], b[kCount];
+      v[j].unpack(e);
+      if constexpr ((kHints & kWideRowsEarlyParams) != 0) {
+        early_weight[j].unpack(t.weight, w, 1.0f);
+        if constexpr (kNorm == Norm::centered) early_bias[j].unpack(t.bias, b, 0.0f);
+      } else {
+        load_params<kCount>(t.weight, pos, w, 1.0f);
+        if constexpr (kNorm == Norm::centered) load_params<kCount>(t.bias, pos, b, 0.0f);
+      }
 #pragma unroll
-    for (int k = 0; k < kCount; ++k) {
-      if constexpr (kNorm == Norm::centered)
-        e[k] = epilogue(fmaf(((e[k] - shift) - delta) * rstd, w[k], b[k]));
-      else
-        e[k] = epilogue(e[k] * rstd * w[k]);
+      for (int k = 0; k < kCount; ++k) {
+        if constexpr (kNorm == Norm::centered)
+          e[k] = epilogue(fmaf(((e[k] - out_shift) - delta) * rstd, w[k], b[k]));
+        else
+          e[k] = epilogue(e[k] * rstd * w[k]);
+      }
+      store(V::pack(e), t.y + row_start + pos);
     }
-    store(V::pack(e), t.y + row_start + pos);
-  }
+  };
+  // Zero-centered rows get their own copy of the outputs with the shift a constant 0: one
+  // subtraction an element less where nearly every row goes (kWideRowsOneReduction).
+  if (kZeroCentered && !recentered)
+    write_outputs(0.0f);
+  else
+    write_outputs(shift);
 }
 
 // The two-vector kernel in `form`: each form's instantiation named once, for the launch and for
