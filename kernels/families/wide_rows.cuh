@@ -142,7 +142,10 @@ enum WideRowsHints : int {
 //   On the H100 this took 0.06-0.34 us of device time off decode.json's LayerNorms at 512 rows
 //   and 1% off llm.json's bfloat16 4096 x 8192; where the parameters come early (1-264 rows)
 //   the kernel was 0.02-0.04 us slower so (on an H200), and with 8 vectors a thread it took 72
-//   registers instead of 64 (kernels/NOTES.md);
+//   registers instead of 64 (kernels/NOTES.md). A bfloat16 row whose float sum overflows (values
+//   beyond about 3e38 / n) recenters on an infinite mean and gives NaN, where the shifted form
+//   gave a constant such row its bias; a non-constant one, whose squares overflow, neither form
+//   normalizes;
 // - shifted by the row's first element (the others): rows whose shift lies 4 or more standard
 //   deviations from their mean, and constant rows, take the exact second pass.
 constexpr float kWideRowsOnePassLimit = 16.0f;
