@@ -47,14 +47,41 @@ __device__ __forceinline__ float wide_rows_warp_sum(float v) {
   return v;
 }
 
+// The second level of a block sum over `width` lanes, the fewest (a power of two) that hold every
+// warp's partial: each group of `width` lanes reads the same partials (zeros past the last warp),
+// so every lane gets the bits a butterfly over all 32 lanes gives, without the levels that add
+// only zeros (16 and 8 where a block has 8 warps), each a shuffle's latency before the outputs.
+__device__ __forceinline__ int wide_rows_partials_width() {
+  const int warps = static_cast<int>(blockDim.x) / 32;
+  return warps <= 1 ? 1 : 1 << (32 - __clz(warps - 1));
+}
+__device__ __forceinline__ float wide_rows_partials_sum(float v, int width) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2)
+    if (offset < width) v += __shfl_xor_sync(0xffffffffu, v, offset);  // the same in every lane
+  return v;
+}
+
 // Sum over the block (blockDim.x a multiple of 32); every thread gets the same bits. `partials`
 // (one float per warp) is used once per block: no barrier to protect it afterwards.
+// kFewestLanes: the second level over wide_rows_partials_width() lanes instead of 32. On the H100
+// that took RMSNorm's and add_rms_norm's decode rows 0.03-0.05 us faster (event medians over
+// configs/decode.json) and LayerNorm's 0.06-0.16 us slower, so LayerNorm keeps all 32
+// (kernels/NOTES.md).
+template <bool kFewestLanes>
 __device__ __forceinline__ float wide_rows_block_sum(float v, float* partials) {
   const int lane = threadIdx.x % 32;
   v = wide_rows_warp_sum(v);
   if (lane == 0) partials[threadIdx.x / 32] = v;
   __syncthreads();
-  return wide_rows_warp_sum(lane < static_cast<int>(blockDim.x / 32) ? partials[lane] : 0.0f);
+  if constexpr (kFewestLanes) {
+    const int width = wide_rows_partials_width();
+    const int warp = lane & (width - 1);
+    return wide_rows_partials_sum(warp < static_cast<int>(blockDim.x / 32) ? partials[warp] : 0.0f,
+                                  width);
+  } else {
+    return wide_rows_warp_sum(lane < static_cast<int>(blockDim.x / 32) ? partials[lane] : 0.0f);
+  }
 }
 
 // The tail of the grid: once the last rows' blocks start, fewer and fewer rows are left to keep
@@ -301,7 +328,7 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
       exact_pass = !(delta * delta < kWideRowsOnePassLimit * one_pass);  // NaN: exact
       mean_square = one_pass;
     } else {
-      delta = wide_rows_block_sum(total, partials[0]) * inv_n;
+      delta = wide_rows_block_sum<false>(total, partials[0]) * inv_n;
     }
   }
 
@@ -318,7 +345,7 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
         squares = fmaf(d, d, squares);
       }
     }
-    mean_square = wide_rows_block_sum(squares, partials[1]) * inv_n;
+    mean_square = wide_rows_block_sum<kNorm != Norm::centered>(squares, partials[1]) * inv_n;
   }
   const float rstd = rsqrtf(mean_square + eps);
 
