@@ -66,7 +66,8 @@ __device__ __forceinline__ float wide_rows_partials_sum(float v, int width) {
 // (one float per warp) is used once per block: no barrier to protect it afterwards.
 // kFewestLanes: the second level over wide_rows_partials_width() lanes instead of 32. On the H100
 // that took RMSNorm's and add_rms_norm's decode rows 0.03-0.05 us faster (event medians over
-// configs/decode.json) and LayerNorm's 0.06-0.16 us slower, so LayerNorm keeps all 32
+// configs/decode.json) and LayerNorm's 0.06-0.16 us slower (in its pair sums each level became a
+// branch of its own, so the two chains no longer overlapped), so LayerNorm keeps all 32
 // (kernels/NOTES.md).
 template <bool kFewestLanes>
 __device__ __forceinline__ float wide_rows_block_sum(float v, float* partials) {
