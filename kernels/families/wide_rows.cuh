@@ -40,31 +40,30 @@
 
 namespace normbench::kernels {
 
-// Every lane gets the same bits (a butterfly adds the same pairs in every lane).
-__device__ __forceinline__ float wide_rows_warp_sum(float v) {
+// The sum over groups of `width` lanes (a power of two, up to 32): every lane of a group gets the
+// same bits (a butterfly adds the same pairs in every lane).
+__device__ __forceinline__ float wide_rows_lanes_sum(float v, int width) {
 #pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  for (int offset = 16; offset > 0; offset /= 2)
+    if (offset < width) v += __shfl_xor_sync(0xffffffffu, v, offset);
   return v;
 }
+__device__ __forceinline__ float wide_rows_warp_sum(float v) {
+  return wide_rows_lanes_sum(v, 32);
+}
 
-// The second level of a block sum over `width` lanes, the fewest (a power of two) that hold every
-// warp's partial: each group of `width` lanes reads the same partials (zeros past the last warp),
-// so every lane gets the bits a butterfly over all 32 lanes gives, without the levels that add
-// only zeros (16 and 8 where a block has 8 warps), each a shuffle's latency before the outputs.
+// The fewest lanes (a power of two) that hold every warp's partial of a block sum.
 __device__ __forceinline__ int wide_rows_partials_width() {
   const int warps = static_cast<int>(blockDim.x) / 32;
   return warps <= 1 ? 1 : 1 << (32 - __clz(warps - 1));
 }
-__device__ __forceinline__ float wide_rows_partials_sum(float v, int width) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2)
-    if (offset < width) v += __shfl_xor_sync(0xffffffffu, v, offset);  // the same in every lane
-  return v;
-}
 
 // Sum over the block (blockDim.x a multiple of 32); every thread gets the same bits. `partials`
-// (one float per warp) is used once per block: no barrier to protect it afterwards.
-// kFewestLanes: the second level over wide_rows_partials_width() lanes instead of 32. On the H100
+// (one float per warp) is used once per block: no barrier to protect it afterwards. The second
+// level adds the warps' partials over 32 lanes, or with kFewestLanes over
+// wide_rows_partials_width(): each group of that many lanes reads the same partials (zeros past the
+// last warp), so every lane gets the bits 32 lanes give, without the levels that add only zeros
+// (16 and 8 where a block has 8 warps), each a shuffle's latency before the outputs. On the H100
 // that took RMSNorm's and add_rms_norm's decode rows 0.03-0.05 us faster (event medians over
 // configs/decode.json) and LayerNorm's 0.06-0.16 us slower (in its pair sums each level became a
 // branch of its own, so the two chains no longer overlapped), so LayerNorm keeps all 32
@@ -75,14 +74,10 @@ __device__ __forceinline__ float wide_rows_block_sum(float v, float* partials) {
   v = wide_rows_warp_sum(v);
   if (lane == 0) partials[threadIdx.x / 32] = v;
   __syncthreads();
-  if constexpr (kFewestLanes) {
-    const int width = wide_rows_partials_width();
-    const int warp = lane & (width - 1);
-    return wide_rows_partials_sum(warp < static_cast<int>(blockDim.x / 32) ? partials[warp] : 0.0f,
-                                  width);
-  } else {
-    return wide_rows_warp_sum(lane < static_cast<int>(blockDim.x / 32) ? partials[lane] : 0.0f);
-  }
+  const int width = kFewestLanes ? wide_rows_partials_width() : 32;
+  const int warp = lane & (width - 1);
+  return wide_rows_lanes_sum(warp < static_cast<int>(blockDim.x / 32) ? partials[warp] : 0.0f,
+                             width);
 }
 
 // The tail of the grid: once the last rows' blocks start, fewer and fewer rows are left to keep
