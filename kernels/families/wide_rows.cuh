@@ -65,9 +65,9 @@ __device__ __forceinline__ int wide_rows_partials_width() {
 // last warp), so every lane gets the bits 32 lanes give, without the levels that add only zeros
 // (16 and 8 where a block has 8 warps), each a shuffle's latency before the outputs. On the H100
 // that took RMSNorm's and add_rms_norm's decode rows 0.03-0.05 us faster (event medians over
-// configs/decode.json) and LayerNorm's 0.06-0.16 us slower (in its pair sums each level became a
-// branch of its own, so the two chains no longer overlapped), so LayerNorm keeps all 32
-// (kernels/NOTES.md).
+// configs/decode.json) and LayerNorm's 0.14 us slower, and still 0.1 us slower with both shuffles
+// of each level of its pair sums under one condition (why was not found), so LayerNorm keeps all
+// 32 (kernels/NOTES.md).
 template <bool kFewestLanes>
 __device__ __forceinline__ float wide_rows_block_sum(float v, float* partials) {
   const int lane = threadIdx.x % 32;
