@@ -58,6 +58,18 @@ int main(int argc, char** argv) {
   add_report_command(app, context);
   add_merge_command(app, context);
 
+  // CLI11 says only "A subcommand is required" for a word that names none.
+  if (argc > 1 && argv[1][0] != '-' &&
+      app.get_subcommands([&](const CLI::App* command) { return command->get_name() == argv[1]; })
+          .empty()) {
+    std::string allowed;
+    for (const CLI::App* command : app.get_subcommands({}))
+      allowed += (allowed.empty() ? "" : ", ") + command->get_name();
+    print_error("", ("unknown command \"" + std::string(argv[1]) + "\"; allowed: " + allowed +
+                     " (normbench --help)")
+                        .c_str());
+    return kExitUsage;
+  }
   try {
     app.parse(argc, argv);  // runs the chosen subcommand's callback
   } catch (const CLI::ParseError& e) {

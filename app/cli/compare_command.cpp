@@ -106,7 +106,8 @@ void add_compare_command(CLI::App& app, CommandContext& context) {
   cmd->add_flag("--allow-missing", s.allow_missing,
                 "A kernel missing from the candidate (or no longer run) is not a regression");
   cmd->add_flag("--allow-mismatch", s.allow_mismatch,
-                "Compare reports of different GPU models or configs anyway (with a warning)");
+                "Compare reports of different GPU models or configs, or with different problems "
+                "under one id, anyway (with a warning)");
   cmd->add_flag("--strict", s.strict,
                 "Exit 4 when some verdict is inconclusive, or not_timed (a kernel that passed "
                 "without a time), and none regressed");

@@ -66,6 +66,20 @@ std::string shown_name(const std::string& name) {
   return name.empty() ? "(no device)" : "\"" + shown(name) + "\"";
 }
 
+// Each difference refuses the comparison (UsageError: exit 2), or with --allow-mismatch becomes
+// a warning.
+void refuse_or_warn(const std::vector<std::string>& problems, const CompareSettings& settings,
+                    std::vector<std::string>& warnings) {
+  if (!settings.allow_mismatch) {
+    std::string message = "refusing to compare: ";
+    for (size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
+    throw UsageError(message +
+                     " (timings are only comparable on the same GPU model and config; "
+                     "--allow-mismatch compares anyway)");
+  }
+  for (const auto& p : problems) warnings.push_back(p + " (compared anyway: --allow-mismatch)");
+}
+
 void check_match(const ReportHeader& b, const ReportHeader& c, const CompareSettings& settings,
                  std::vector<std::string>& warnings) {
   std::vector<std::string> problems;
@@ -79,14 +93,26 @@ void check_match(const ReportHeader& b, const ReportHeader& c, const CompareSett
                        shown(c.path) + " has \"" + shown(c.config_name) + "\" hash " +
                        shown(c.config_hash));
   if (problems.empty()) return;
-  if (!settings.allow_mismatch) {
-    std::string message = "refusing to compare: ";
-    for (size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
-    throw UsageError(message +
-                     " (timings are only comparable on the same GPU model and config; "
-                     "--allow-mismatch compares anyway)");
+  refuse_or_warn(problems, settings, warnings);
+}
+
+// The same config hash should mean the same problems; a hand-edited, stale or foreign report
+// can keep the hash and change a problem, so each problem's identity (op, shape, inputs,
+// tolerance: what its resolved config holds beyond id, description, timing and trials) is
+// compared too, as `report` and `merge` do.
+void check_same_problems(const LoadedReport& baseline, const LoadedReport& candidate,
+                         const CompareSettings& settings, std::vector<std::string>& warnings) {
+  std::map<std::string, const LoadedProblem*> candidate_problems;
+  for (const auto& p : candidate.problems) candidate_problems[p.id] = &p;
+  std::vector<std::string> problems;
+  for (const auto& bp : baseline.problems) {
+    const auto found = candidate_problems.find(bp.id);
+    if (found != candidate_problems.end() && found->second->identity != bp.identity)
+      problems.push_back("problem " + shown(bp.id) + " is not the same problem in baseline " +
+                         shown(baseline.header.path) + " and candidate " +
+                         shown(candidate.header.path) + " (op, shape, inputs or tolerance differ)");
   }
-  for (const auto& p : problems) warnings.push_back(p + " (compared anyway: --allow-mismatch)");
+  if (!problems.empty()) refuse_or_warn(problems, settings, warnings);
 }
 
 // Only a kernel that passed has a time (report_reader.hpp).
@@ -276,6 +302,7 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& can
   out.candidate = candidate.header;
   out.settings = settings;
   check_match(baseline.header, candidate.header, settings, out.warnings);
+  check_same_problems(baseline, candidate, settings, out.warnings);
   for (const ReportHeader* info : {&baseline.header, &candidate.header})
     if (!info->aborted.empty())
       out.warnings.push_back((info == &baseline.header ? "baseline " : "candidate ") +
@@ -329,6 +356,19 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& can
     out.inconclusive += undecided ? 1 : 0;
     out.untested_slowdowns += r.untested_slowdown ? 1 : 0;
   }
+  // A gate that timed nothing checked correctness only: say so where it would pass.
+  size_t not_timed = 0, timed = 0;
+  for (const auto& r : out.results) {
+    not_timed += r.verdict == Verdict::not_timed ? 1 : 0;
+    const bool both_passed =
+        r.baseline_status == KernelStatus::passed && r.candidate_status == KernelStatus::passed;
+    timed += both_passed && r.verdict != Verdict::not_timed ? 1 : 0;
+  }
+  if (not_timed > 0 && timed == 0 && !settings.strict)
+    out.warnings.push_back(fmt::format(
+        "no kernel that passed in both reports was timed in both ({} not_timed: a run with "
+        "--no-timing?), so only correctness was compared; --strict fails such a comparison",
+        not_timed));
   const bool undecided = out.untested_slowdowns > 0 || (settings.strict && out.inconclusive > 0);
   out.exit_code = out.regressions > 0 ? kExitFailed : undecided ? kExitInconclusive : kExitOk;
   return out;

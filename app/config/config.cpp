@@ -207,7 +207,8 @@ std::string overflow_text(double value, DType dtype, const std::string& where) {
       value, name, where, largest, largest);
 }
 
-// Every number of the inputs' distributions must be finite in the type of its tensor, eps
+// Every number of the inputs' distributions must be finite in the type of its tensor, and so
+// must every value a normal distribution draws (|mean| + kLargestNormalDeviate std), eps
 // finite and normal in float32, in which every kernel adds it to the variance, and
 // layer_norm_gelu_scale's scale finite in the output's type: a constant 1e300 would make every
 // input infinite, in float32 as in float16, and a scale of 1e300 every output.
@@ -217,10 +218,23 @@ void check_values_fit_types(const CheckedJson& node, const ProblemConfig& p, con
     const DType dtype = is_param ? p.shape.param_dtype : p.shape.dtype;
     const auto at = s.input_paths.find(name);
     if (at == s.input_paths.end()) continue;  // a default distribution, of small numbers
+    const std::string where = is_param ? ", the problem's param_dtype" : "";
     for (const auto& [field, value] : distribution_values(distribution))
       if (!std::isfinite(round_to_dtype(value, dtype)))
-        node.fail_at(at->second + "/" + field,
-                     overflow_text(value, dtype, is_param ? ", the problem's param_dtype" : ""));
+        node.fail_at(at->second + "/" + field, overflow_text(value, dtype, where));
+    if (distribution.kind == Distribution::Kind::normal) {
+      // The draws reach mean +- kLargestNormalDeviate std: all of them must be finite too.
+      const double mean = distribution.a, std = distribution.b;
+      const double farthest = std::fabs(mean) + kLargestNormalDeviate * std;
+      if (!std::isfinite(round_to_dtype(farthest, dtype)))
+        node.fail_at(
+            at->second + "/std",
+            fmt::format("normal({}, {}) draws values up to |mean| + {} std = {:.4g}, which "
+                        "overflows {}{} (its largest finite value is {}); allowed: |mean| + {} "
+                        "std at most that",
+                        mean, std, kLargestNormalDeviate, farthest, dtype_name(dtype), where,
+                        largest_finite(dtype), kLargestNormalDeviate));
+    }
   }
   if (!std::isfinite(round_to_dtype(p.shape.eps, DType::float32)))
     node.fail_at(s.eps_path, overflow_text(p.shape.eps, DType::float32,

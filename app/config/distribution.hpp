@@ -37,6 +37,12 @@ struct Distribution {
   }
 };
 
+// The largest |z| the normal generator draws (app/inputs/inputs.cpp: Box-Muller with its first
+// uniform at least 2^-53), sqrt(-2 ln 2^-53): every normal element lies within mean +- this many
+// std, so a config whose mean and std are finite can still draw infinities, which the config
+// check refuses.
+constexpr double kLargestNormalDeviate = 8.5717;  // sqrt(106 ln 2) = 8.57167..., rounded up
+
 // Accepts "uniform" (U[0,1), like torch.rand), "normal" (N(0,1)), "ones", "zeros",
 // {"dist":"uniform","low":a,"high":b}, {"dist":"normal","mean":m,"std":s} (both objects with
 // optional "outlier_every": k >= 1 and "outlier_value": v, together),

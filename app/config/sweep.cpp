@@ -44,7 +44,11 @@ Axis parse_axis(const CheckedJson& sweep, const std::string& key, const nlohmann
   if (a.dim >= 0) {
     const auto shape = problem.find("shape");
     if (shape == problem.end() || !shape->is_array() || static_cast<size_t>(a.dim) >= shape->size())
-      values.fail(fmt::format("{} sets dim {} of shape, which has no such dim", key, a.dim));
+      values.fail(fmt::format("{} sets dim {} of shape, which has no such dim; allowed: {}", key,
+                              a.dim,
+                              shape != problem.end() && shape->is_array() && !shape->empty()
+                                  ? fmt::format("shape[0] to shape[{}]", shape->size() - 1)
+                                  : std::string("a dim of the problem's shape array")));
   }
   values.expect_array();
   if (values.size() == 0 || values.size() > kMaxSweepValues)

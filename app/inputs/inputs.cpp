@@ -92,7 +92,7 @@ void generate(const Distribution& dist, uint64_t key, int64_t first, int64_t n, 
     }
     case Distribution::Kind::normal: {
       // Box-Muller on counters 2i and 2i+1, keeping the cosine branch: one normal per element,
-      // independent of its neighbours.
+      // independent of its neighbours. u1 >= 2^-53, so |z| <= kLargestNormalDeviate.
       constexpr double kTwoPi = 6.283185307179586476925286766559;
       for (int64_t j = 0; j < n; ++j) {
         const uint64_t i = begin + static_cast<uint64_t>(j);

@@ -196,10 +196,11 @@ void* function_symbol(void* library, const char* symbol, const std::string& name
 LoadedPlugin load_plugin(const std::string& path, std::unordered_set<std::string>& ids_so_far) {
   const std::string name = "plugin " + shown(path);
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw UsageError(name + ": no such file");
+  const std::string allowed = "; allowed: a plugin's shared library (.so) file";
+  if (!std::filesystem::exists(path, ec)) throw UsageError(name + ": no such file" + allowed);
   // dlopen would wait on a FIFO for ever.
   if (const std::string why = why_not_a_regular_file(path); !why.empty())
-    throw UsageError(name + ": " + why);
+    throw UsageError(name + ": " + why + allowed);
   // RTLD_LOCAL: plugins do not see each other's symbols. The library stays loaded for the
   // whole process (its kernels are registered).
   void* library = ::dlopen(std::filesystem::absolute(path).c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -7,6 +7,8 @@
 #include <tuple>
 #include <vector>
 
+#include "app/util/shown_text.hpp"
+
 namespace normbench {
 
 namespace {
@@ -64,8 +66,17 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
-std::string csv_text(const std::string& text) {
-  if (!text.empty() && std::string("=+-@\t\r").find(text.front()) != std::string::npos)
+std::string csv_text(const std::string& raw) {
+  // Line breaks stay (a quoted field may hold them); other control characters as \u001b.
+  std::string text;
+  for (size_t begin = 0;;) {
+    const size_t end = raw.find('\n', begin);
+    text += terminal_safe(std::string_view(raw).substr(begin, end - begin));
+    if (end == std::string::npos) break;
+    text += '\n';
+    begin = end + 1;
+  }
+  if (!text.empty() && std::string("=+-@").find(text.front()) != std::string::npos)
     return "'" + text;
   return text;
 }

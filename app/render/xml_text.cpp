@@ -16,12 +16,25 @@ void append_utf8(std::string& out, char32_t c) {
     out += static_cast<char>(0x80 | (c & 0x3F));
   }
 }
+
+// U+FFFE and U+FFFF (EF BF BE, EF BF BF in UTF-8) at text[i]: valid UTF-8, not XML 1.0 characters.
+bool is_xml_noncharacter(std::string_view text, size_t i) {
+  return i + 2 < text.size() && static_cast<unsigned char>(text[i]) == 0xEF &&
+         static_cast<unsigned char>(text[i + 1]) == 0xBF &&
+         (static_cast<unsigned char>(text[i + 2]) & 0xFE) == 0xBE;
+}
 }  // namespace
 
 std::string xml_escape(std::string_view text) {
   std::string out;
-  for (const char ch : text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
     const auto c = static_cast<unsigned char>(ch);
+    if (is_xml_noncharacter(text, i)) {
+      append_utf8(out, 0xFFFD);  // not allowed in XML 1.0, even as a reference
+      i += 2;
+      continue;
+    }
     switch (c) {
       case '&':
         out += "&amp;";

@@ -16,6 +16,11 @@ namespace normbench {
 
 namespace {
 
+// The copy bandwidth a report may claim, wide enough for any GPU, so that the floors drawn from
+// it stay finite (a problem's bytes over 5e-324 GB/s take infinitely long).
+constexpr double kLeastCopyGbPerS = 1e-3;  // exclusive: 1 MB/s
+constexpr double kMostCopyGbPerS = 1e6;    // a petabyte a second
+
 bool present(const CheckedJson& node, const char* key) {
   return node.has(key) && !node.node().at(key).is_null();
 }
@@ -219,7 +224,7 @@ LoadedDevice read_device(const CheckedJson& d) {
   if (present(d, "copy_bandwidth")) {
     const CheckedJson copy = d.at("copy_bandwidth");
     expect_object(copy, "null or a copy_bandwidth object");
-    r.copy_gb_per_s = copy.at("gb_per_s").as_number_above(0.0);
+    r.copy_gb_per_s = copy.at("gb_per_s").as_number_in(kLeastCopyGbPerS, kMostCopyGbPerS);
   }
   r.latency_floor = read_latency_floor(d);
   if (present(d, "shard")) r.shard = static_cast<int>(d.at("shard").as_int(1, kMaxShards));
@@ -380,7 +385,7 @@ ReportHeader read_header(const CheckedJson& root, const std::string& path) {
   if (present(root, "copy_bandwidth")) {
     const CheckedJson copy = root.at("copy_bandwidth");
     expect_object(copy, "null or a copy_bandwidth object");
-    h.copy_gb_per_s = copy.at("gb_per_s").as_number_above(0.0);
+    h.copy_gb_per_s = copy.at("gb_per_s").as_number_in(kLeastCopyGbPerS, kMostCopyGbPerS);
   }
   h.latency_floor = read_latency_floor(root);
   h.aborted = optional_string(root, "aborted");

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 namespace normbench {
 
@@ -22,12 +21,21 @@ SampleSummary summarize(std::vector<double> samples) {
   if (samples.empty()) return s;
   s.min = *std::min_element(samples.begin(), samples.end());
   s.max = *std::max_element(samples.begin(), samples.end());
-  s.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(s.count);
-  if (s.count > 1) {
+  const double n = static_cast<double>(s.count);
+  const auto mean_and_stdev = [&](double scale) {  // of samples / scale, times scale
+    double sum = 0.0;
+    for (double v : samples) sum += v / scale;
+    const double mean = sum / n;
     double ss = 0.0;
-    for (double v : samples) ss += (v - s.mean) * (v - s.mean);
-    s.stdev = std::sqrt(ss / static_cast<double>(s.count - 1));
-  }
+    for (double v : samples) ss += (v / scale - mean) * (v / scale - mean);
+    s.mean = mean * scale;
+    s.stdev = s.count > 1 ? std::sqrt(ss / (n - 1.0)) * scale : 0.0;
+  };
+  mean_and_stdev(1.0);
+  // A report may hold any finite time: near DBL_MAX the sums overflow, so they are taken again
+  // scaled by the largest magnitude.
+  const double largest = std::max(std::fabs(s.min), std::fabs(s.max));
+  if ((!std::isfinite(s.mean) || !std::isfinite(s.stdev)) && largest > 0.0) mean_and_stdev(largest);
   s.median = median(std::move(samples));
   return s;
 }

@@ -100,6 +100,14 @@ double CheckedJson::as_number_above(double lower_exclusive) const {
   return v;
 }
 
+double CheckedJson::as_number_in(double lower_exclusive, double upper_inclusive) const {
+  const double v = as_finite_number();
+  if (!(v > lower_exclusive && v <= upper_inclusive))
+    fail(shown_json(node_) + " is out of range; allowed: a number > " +
+         shown_json(lower_exclusive) + " and <= " + shown_json(upper_inclusive));
+  return v;
+}
+
 double CheckedJson::as_number_at_least(double lower_inclusive) const {
   const double v = as_finite_number();
   if (!(v >= lower_inclusive))

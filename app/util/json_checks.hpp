@@ -37,6 +37,7 @@ class CheckedJson {
   double as_finite_number() const;
   double as_number_above(double lower_exclusive) const;
   double as_number_at_least(double lower_inclusive) const;
+  double as_number_in(double lower_exclusive, double upper_inclusive) const;
   int64_t as_int(int64_t min, int64_t max) const;
   uint64_t as_uint64() const;
   // A non-empty array of positive integers whose product (and that times 64 bytes) fits in

@@ -76,6 +76,7 @@ TEST(CompareHostileReports, StrictDoesNotPassAKernelThatWasNotTimed) {
   const CliRun lax = compare(dir, reports);
   EXPECT_EQ(lax.exit_code, 0) << lax.out << lax.err;
   EXPECT_TRUE(contains(lax.out, "not_timed")) << lax.out;
+  EXPECT_FALSE(contains(lax.out + lax.err, "only correctness")) << lax.out;  // others timed
   const CliRun strict = compare(dir, reports + " --strict");
   EXPECT_EQ(strict.exit_code, 4) << strict.out << strict.err;
   EXPECT_TRUE(contains(strict.out, "no regression; 1 inconclusive (--strict: failing)"))
@@ -83,6 +84,20 @@ TEST(CompareHostileReports, StrictDoesNotPassAKernelThatWasNotTimed) {
   const json j = json::parse(compare(dir, reports + " --strict --json").out);
   EXPECT_EQ(j["exit_code"], 4);
   EXPECT_EQ(j["summary"]["result"], "inconclusive");
+}
+
+// A candidate of `run --no-timing` times nothing: the gate passes it on correctness alone, and
+// says so.
+TEST(CompareHostileReports, ACandidateWithNoTimeAtAllIsNamedAsSuch) {
+  TempDir dir;
+  json candidate = read_fixture("baseline");
+  for (json& problem : candidate["problems"])
+    for (json& kernel : problem["kernels"]) kernel["timing"] = nullptr;
+  testing::write_text(dir.file("untimed.json"), candidate.dump());
+  const CliRun r = compare(dir, quoted(fixture("baseline")) + " untimed.json");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out + r.err, "so only correctness was compared")) << r.out << r.err;
+  EXPECT_EQ(compare(dir, quoted(fixture("baseline")) + " untimed.json --strict").exit_code, 4);
 }
 
 // Reports come from anywhere (a pull request's CI artifact): their ids and reasons must not
@@ -125,6 +140,51 @@ TEST(CompareHostileReports, IdsAndReasonsCannotInjectIntoTheTableOrMarkdown) {
   bool found = false;
   for (const json& r : j["results"]) found = found || r["kernel"] == id;
   EXPECT_TRUE(found);
+}
+
+// A report can keep its config's hash and change a problem (hand-edited, stale, or from another
+// tool): halving a problem's rows and every time made every kernel "faster" with exit 0.
+TEST(CompareHostileReports, AProblemChangedUnderTheSameConfigHashIsRefused) {
+  TempDir dir;
+  json candidate = read_fixture("baseline");
+  json& problem = candidate["problems"][0];
+  problem["config"]["shape"][0] = problem["config"]["shape"][0].get<int64_t>() / 2;
+  problem["shape"] = problem["config"]["shape"];
+  candidate["config"]["resolved"]["problems"][0]["shape"] = problem["shape"];
+  testing::write_text(dir.file("c.json"), candidate.dump());
+  const CliRun r = compare(dir, quoted(fixture("baseline")) + " c.json");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "is not the same problem in baseline")) << r.err;
+  EXPECT_TRUE(contains(r.err, "c.json")) << r.err;
+  EXPECT_TRUE(contains(r.err, "--allow-mismatch")) << r.err;
+  const CliRun allowed = compare(dir, quoted(fixture("baseline")) + " c.json --allow-mismatch");
+  EXPECT_NE(allowed.exit_code, 2) << allowed.err;
+  EXPECT_TRUE(contains(allowed.out + allowed.err, "not the same problem")) << allowed.out;
+}
+
+// `report` writes ids and reasons to terminals too (--out -): no escape sequence gets through
+// in any text format, and JUnit stays well-formed XML with U+FFFE in a reason.
+TEST(CompareHostileReports, ReportFormatsEscapeControlCharacters) {
+  TempDir dir;
+  json doc = read_fixture("baseline");
+  doc["problems"][0]["kernels"][1]["id"] = "k\x1b]0;pwned\x07\x1b[2J";
+  doc["problems"][0]["kernels"][0]["status"] = "failed";
+  doc["problems"][0]["kernels"][0]["reason"] = std::string("nul\0here \xEF\xBF\xBE", 12);
+  doc["problems"][0]["kernels"][0]["timing"] = nullptr;
+  testing::write_text(dir.file("r.json"), doc.dump());
+  for (const std::string format : {"markdown", "summary", "csv"}) {
+    const CliRun r =
+        testing::run_binary(NORMBENCH_BINARY, dir, "report r.json --out - --format " + format);
+    EXPECT_EQ(r.exit_code, 0) << format << ": " << r.err;
+    EXPECT_FALSE(contains(r.out, "\x1b")) << format << ": " << r.out.substr(0, 2000);
+    EXPECT_FALSE(contains(r.out, std::string(1, '\0'))) << format;
+    if (format != "summary") {  // the summary names default and fastest kernels only
+      EXPECT_TRUE(contains(r.out, "u001b]0;pwned")) << format << ": " << r.out.substr(0, 2000);
+    }
+  }
+  const CliRun junit = testing::run_binary(NORMBENCH_BINARY, dir, "report r.json --out r.xml");
+  EXPECT_EQ(junit.exit_code, 0) << junit.err;
+  EXPECT_FALSE(contains(testing::read_text(dir.file("r.xml")), "\xEF\xBF\xBE"));
 }
 
 }  // namespace

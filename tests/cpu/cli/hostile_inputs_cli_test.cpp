@@ -152,6 +152,22 @@ TEST_F(HostileInputs, EmptyOptionValuesAreRefusedNotTakenAsDefaults) {
   EXPECT_TRUE(entries().empty());
 }
 
+// An empty report path said only "normbench: : cannot read the report", and an unknown
+// command only "A subcommand is required".
+TEST_F(HostileInputs, AnEmptyPathOrAnUnknownCommandIsNamed) {
+  for (const std::string args :
+       {"compare '' ''", "report '' --out r.md", "merge '' --out m.json"}) {
+    const CliRun r = normbench(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_TRUE(contains(r.err, "the path is empty; allowed: a file's path")) << args << r.err;
+  }
+  const CliRun unknown = normbench("frobnicate --config x.json");
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
+  EXPECT_TRUE(contains(unknown.err, "unknown command \"frobnicate\"; allowed: run, list, plan"))
+      << unknown.err;
+  EXPECT_TRUE(entries().empty());
+}
+
 TEST_F(HostileInputs, FiltersThatSelectNoKernelAreRefused) {
   // The built-in config has no rms_norm problem.
   for (const std::string command : {"plan", "run"}) {

@@ -114,6 +114,15 @@ TEST(ReportCommand, BadUsageAndUnreadableInputsExitTwo) {
   EXPECT_TRUE(contains(over.err, ": is the input file")) << over.err;
   EXPECT_EQ(testing::read_text(input),
             testing::read_text(testing::source_path("tests/fixtures/h100_kernelbench_v1.json")));
+  // So would a hard link to it, another path to the same file.
+  const std::string alias = dir.file("alias.json");
+  std::filesystem::create_hard_link(input, alias);
+  const ReportRun linked =
+      report(dir, quoted(alias) + " --out " + quoted(input) + " --format html");
+  EXPECT_EQ(linked.exit_code, 2);
+  EXPECT_TRUE(contains(linked.err, ": is the input file")) << linked.err;
+  EXPECT_EQ(testing::read_text(input),
+            testing::read_text(testing::source_path("tests/fixtures/h100_kernelbench_v1.json")));
 }
 
 // Times no GPU gives but that a report may hold (finite, positive: subnormal or near DBL_MAX)

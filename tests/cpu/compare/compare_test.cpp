@@ -439,6 +439,28 @@ TEST(CompareStatusRules, MismatchIsRefusedUnlessAllowed) {
   EXPECT_EQ(c.exit_code, kExitOk);
 }
 
+TEST(CompareStatusRules, AProblemChangedUnderTheSameConfigHashIsRefusedUnlessAllowed) {
+  const auto t = samples_around(1.0, 0.002);
+  LoadedReport base = report({{"P", {kernel("k", "passed", t)}}});
+  LoadedReport changed = report({{"P", {kernel("k", "passed", scaled(t, 0.5))}}});
+  changed.header.path = "changed.json";
+  base.problems[0].identity = {{"op", "layer_norm"}, {"shape", {8, 4096}}};
+  changed.problems[0].identity = {{"op", "layer_norm"}, {"shape", {1, 4096}}};
+  try {
+    compare_reports(base, changed, CompareSettings{});
+    FAIL() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("problem P is not the same problem"), std::string::npos) << what;
+    EXPECT_NE(what.find("changed.json"), std::string::npos) << what;
+  }
+  CompareSettings allow;
+  allow.allow_mismatch = true;
+  const Comparison c = compare_reports(base, changed, allow);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find("not the same problem"), std::string::npos) << c.warnings[0];
+}
+
 // ---- JSON output.
 
 TEST(CompareJsonOutput, HasTheDocumentedFields) {

@@ -93,7 +93,7 @@ TEST(Sweep, MalformedSweepsAreRefusedWithTheirPath) {
       {{{"dtype", {"float64"}}}, "/problems/0/sweep/dtype/0: unknown dtype \"float64\""},
       {{{"shape[2]", {2}}},
        "/problems/0/sweep/shape[2]: shape[2] sets dim 2 of shape, which has "
-       "no such dim"},
+       "no such dim; allowed: shape[0] to shape[1]"},
       // rows is shape[0]: the points would have been named by both and sized by one.
       {{{"rows", {1, 2}}, {"shape[0]", {3, 4}}},
        "sweep.json: /problems/0/sweep: rows and shape[0] both set dim 0 of shape; allowed: one "

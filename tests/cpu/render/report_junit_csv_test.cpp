@@ -123,6 +123,13 @@ TEST(XmlEscape, EveryMarkupCharacterAndNoControlCharacters) {
   EXPECT_EQ(xml_escape(std::string("x\0y", 3)), "x\xEF\xBF\xBDy");
   EXPECT_EQ(xml_escape("\x7f"), "\xEF\xBF\xBD");
   EXPECT_EQ(xml_escape("µs ±"), "µs ±");  // UTF-8 passes through
+  // ... but for U+FFFE and U+FFFF, which are UTF-8 and not XML 1.0 characters
+  EXPECT_EQ(xml_escape("a\xEF\xBF\xBE"
+                       "b\xEF\xBF\xBF"
+                       "c\xEF\xBF\xBD"),
+            "a\xEF\xBF\xBD"
+            "b\xEF\xBF\xBD"
+            "c\xEF\xBF\xBD");
 }
 
 // Parses RFC 4180 text into rows of fields (quoted fields may hold commas, quotes, CR, LF).
@@ -196,7 +203,8 @@ TEST(ReportCsv, OneRowPerProblemAndKernelWithAHeaderAndRfc4180Quoting) {
   EXPECT_GT(std::stod(naive[column("spread_percent")]), 0.0);
   const auto& failed = rows[2];
   EXPECT_EQ(failed[column("status")], "failed");
-  EXPECT_EQ(failed[column("reason")], kHostile);  // read back exactly
+  // read back with its line break; its other control character escaped
+  EXPECT_EQ(failed[column("reason")], "a<b & \"c\" 'd'\n,e\\u0001");
   EXPECT_EQ(failed[column("median_ms")], "");
   EXPECT_EQ(rows[6][column("status")], "not_supported");
   EXPECT_EQ(csv.find('\n'), csv.find("\r\n") + 1);  // CRLF line ends
@@ -225,8 +233,10 @@ TEST(ReportCsv, TextThatWouldRunAsAFormulaIsNeutralised) {
   EXPECT_EQ(row[column("kernel")], "'+cmd|' /C calc'!A0");
   EXPECT_EQ(row[column("reason")], "'-2+3");
   EXPECT_EQ(rows[1][column("kernel")], "layer_norm.naive");  // plain text stays as it is
-  EXPECT_EQ(csv_text("\tx"), "'\tx");
-  EXPECT_EQ(csv_text("\rx"), "'\rx");
+  // A leading tab or CR is escaped like every control character, so it starts nothing.
+  EXPECT_EQ(csv_text("\tx"), "\\u0009x");
+  EXPECT_EQ(csv_text("\rx"), "\\u000dx");
+  EXPECT_EQ(csv_text("k\x1b]0;title\x07"), "k\\u001b]0;title\\u0007");
   EXPECT_EQ(csv_text("a=b"), "a=b");
   EXPECT_EQ(csv_text(""), "");
 }

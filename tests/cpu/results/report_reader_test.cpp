@@ -143,6 +143,17 @@ TEST(ReportReader, AThrottledSampleListedTwiceIsRefused) {
   EXPECT_EQ(read_report_json(doc, "r.json").problems[0].kernels[0].timing->throttled_samples, 2u);
 }
 
+// A problem's bytes over a copy bandwidth of 5e-324 GB/s gave an infinite floor in the report.
+TEST(ReportReader, ACopyBandwidthNoDeviceHasIsRefused) {
+  auto doc = minimal_report();
+  doc["copy_bandwidth"] = {{"gb_per_s", 5e-324}};
+  EXPECT_EQ(read_error(doc),
+            "r.json: /copy_bandwidth/gb_per_s: 5e-324 is out of range; allowed: a number > 0.001 "
+            "and <= 1000000.0");
+  doc["copy_bandwidth"] = {{"gb_per_s", 3031.5}};
+  EXPECT_EQ(read_report_json(doc, "r.json").header.copy_gb_per_s, 3031.5);
+}
+
 // Against a baseline of zeros no slowdown has a ratio, and compare passed a 2x slowdown with
 // exit 0; a kernel whose outputs failed cannot have passed.
 TEST(ReportReader, ZeroTimesAndAPassedKernelThatFailedVerificationAreRefused) {

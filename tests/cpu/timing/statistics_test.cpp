@@ -47,6 +47,16 @@ TEST(Statistics, SummarizeSmallSets) {
   EXPECT_DOUBLE_EQ(two.relative_stdev(), std::sqrt(2.0) / 2.0);
 }
 
+// A report may hold any finite time; the same set scaled to near DBL_MAX keeps its statistics.
+TEST(Statistics, SummarizeSamplesNearTheLargestDouble) {
+  const double big = 1.5e307;
+  const SampleSummary s =
+      summarize({9 * big, 2 * big, 5 * big, 4 * big, 4 * big, 7 * big, 5 * big, 4 * big});
+  EXPECT_DOUBLE_EQ(s.mean, 5.0 * big);
+  EXPECT_DOUBLE_EQ(s.stdev, 2.138089935299395 * big);
+  EXPECT_DOUBLE_EQ(s.relative_stdev(), 2.138089935299395 / 5.0);
+}
+
 TimingSettings settings(int min_samples, double max_noise, double max_time_s) {
   TimingSettings t;
   t.min_samples = min_samples;
