@@ -135,7 +135,8 @@ int64_t CheckedJson::as_int(int64_t min, int64_t max) const {
 
 uint64_t CheckedJson::as_uint64() const {
   if (!node_.is_number_integer() || (!node_.is_number_unsigned() && node_.get<int64_t>() < 0))
-    fail("expected a non-negative integer, got " + shown_json(node_));
+    fail("expected a non-negative integer, got " + shown_json(node_) +
+         "; allowed: an integer from 0 to 18446744073709551615 (2^64 - 1)");
   return node_.get<uint64_t>();
 }
 

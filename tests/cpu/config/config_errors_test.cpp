@@ -331,6 +331,10 @@ const BadConfig kBadConfigs[] = {
     {"seed_not_integer",
      [](json& d) { d["problems"][0]["seed"] = 1.5; },
      {"/problems/0/seed: expected a non-negative integer"}},
+    {"seed_beyond_64_bits",
+     [](json& d) { d["problems"][0]["seed"] = 18446744073709551616.0; },
+     {"/problems/0/seed: expected a non-negative integer",
+      "allowed: an integer from 0 to 18446744073709551615 (2^64 - 1)"}},
     // Shapes.
     {"shape_zero_dim",
      [](json& d) {
