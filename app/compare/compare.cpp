@@ -96,6 +96,19 @@ void check_match(const ReportHeader& b, const ReportHeader& c, const CompareSett
   refuse_or_warn(problems, settings, warnings);
 }
 
+// What differs between two identities of a problem ("its dtype: \"float16\" against
+// \"bfloat16\""), or "" where they agree. A report need not hold a problem's resolved config
+// (its identity is then op and shape alone), so only the fields both hold are compared.
+std::string identity_difference(const nlohmann::json& a, const nlohmann::json& b) {
+  for (const auto& item : a.items()) {
+    const auto other = b.find(item.key());
+    if (other != b.end() && *other != item.value())
+      return "its " + shown(item.key()) + ": " + shown(item.value().dump(), 60) + " against " +
+             shown(other->dump(), 60);
+  }
+  return "";
+}
+
 // The same config hash should mean the same problems; a hand-edited, stale or foreign report
 // can keep the hash and change a problem, so each problem's identity (op, shape, inputs,
 // tolerance: what its resolved config holds beyond id, description, timing and trials) is
@@ -107,10 +120,12 @@ void check_same_problems(const LoadedReport& baseline, const LoadedReport& candi
   std::vector<std::string> problems;
   for (const auto& bp : baseline.problems) {
     const auto found = candidate_problems.find(bp.id);
-    if (found != candidate_problems.end() && found->second->identity != bp.identity)
+    if (found == candidate_problems.end()) continue;
+    const std::string differs = identity_difference(bp.identity, found->second->identity);
+    if (!differs.empty())
       problems.push_back("problem " + shown(bp.id) + " is not the same problem in baseline " +
                          shown(baseline.header.path) + " and candidate " +
-                         shown(candidate.header.path) + " (op, shape, inputs or tolerance differ)");
+                         shown(candidate.header.path) + " (" + differs + ")");
   }
   if (!problems.empty()) refuse_or_warn(problems, settings, warnings);
 }
@@ -356,7 +371,7 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& can
     out.inconclusive += undecided ? 1 : 0;
     out.untested_slowdowns += r.untested_slowdown ? 1 : 0;
   }
-  // A gate that timed nothing checked correctness only: say so where it would pass.
+  // A gate that timed nothing checked correctness only: say so.
   size_t not_timed = 0, timed = 0;
   for (const auto& r : out.results) {
     not_timed += r.verdict == Verdict::not_timed ? 1 : 0;

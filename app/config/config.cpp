@@ -228,7 +228,7 @@ void check_values_fit_types(const CheckedJson& node, const ProblemConfig& p, con
       const double farthest = std::fabs(mean) + kLargestNormalDeviate * std;
       if (!std::isfinite(round_to_dtype(farthest, dtype)))
         node.fail_at(
-            at->second + "/std",
+            at->second,
             fmt::format("normal({}, {}) draws values up to |mean| + {} std = {:.4g}, which "
                         "overflows {}{} (its largest finite value is {}); allowed: |mean| + {} "
                         "std at most that",

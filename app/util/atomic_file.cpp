@@ -118,10 +118,7 @@ void refuse_overwriting_inputs(const std::string& option, const std::string& out
   if (ec) return;  // unresolvable: the write itself will report it
   for (const auto& input : inputs) {
     const fs::path in = resolved_path(input, ec);
-    // By path, and by file (a hard link is another path to the same file).
-    std::error_code same_ec;
-    const bool same_file = fs::equivalent(in, out, same_ec) && !same_ec;
-    if (!ec && (in == out || same_file))
+    if (!ec && in == out)
       throw UsageError(option + " " + shown(output) + ": is the input file " + shown(input) +
                        ", which writing would overwrite; allowed: a path that is not an input");
   }

@@ -53,8 +53,7 @@ class FileDescriptor {
 
 std::string read_text_file(const std::string& path, const std::string& what, size_t max_bytes) {
   if (path.empty())
-    throw UsageError("\"\": cannot read the " + what +
-                     ": the path is empty; allowed: a file's path");
+    throw UsageError("\"\": cannot read the " + what + ": the path is empty; allowed: a file path");
   const std::string why = prefix(path, what);
   // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
   const FileDescriptor file(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));

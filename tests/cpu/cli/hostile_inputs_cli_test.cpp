@@ -159,7 +159,7 @@ TEST_F(HostileInputs, AnEmptyPathOrAnUnknownCommandIsNamed) {
        {"compare '' ''", "report '' --out r.md", "merge '' --out m.json"}) {
     const CliRun r = normbench(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
-    EXPECT_TRUE(contains(r.err, "the path is empty; allowed: a file's path")) << args << r.err;
+    EXPECT_TRUE(contains(r.err, "the path is empty; allowed: a file path")) << args << r.err;
   }
   const CliRun unknown = normbench("frobnicate --config x.json");
   EXPECT_EQ(unknown.exit_code, 2) << unknown.err;

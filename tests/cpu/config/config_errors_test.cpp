@@ -708,14 +708,14 @@ const BadConfig kBadConfigs[] = {
        d["problems"][0]["dtype"] = "float16";
        d["problems"][0]["inputs"] = {{"x", {{"dist", "normal"}, {"mean", 0}, {"std", 8000}}}};
      },
-     {"/problems/0/inputs/x/std: normal(0, 8000) draws values up to |mean| + 8.5717 std = "
+     {"/problems/0/inputs/x: normal(0, 8000) draws values up to |mean| + 8.5717 std = "
       "6.857e+04, which overflows float16",
       "allowed: |mean| + 8.5717 std at most that"}},
     {"normal_draws_overflow_float32",
      [](json& d) {
        d["problems"][0]["inputs"] = {{"x", {{"dist", "normal"}, {"mean", -1e38}, {"std", 3e37}}}};
      },
-     {"/problems/0/inputs/x/std: normal(-1e+38, 3e+37) draws values up to |mean| + 8.5717 std",
+     {"/problems/0/inputs/x: normal(-1e+38, 3e+37) draws values up to |mean| + 8.5717 std",
       "overflows float32"}},
     {"eps_overflows_float32",
      [](json& d) { d["defaults"]["eps"] = 1e300; },

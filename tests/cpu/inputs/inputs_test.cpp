@@ -148,6 +148,16 @@ TEST(Inputs, NormalMoments) {
   EXPECT_NEAR(static_cast<double>(beyond_three) / kSamples, 0.0026998, 0.0005);
 }
 
+// The config check refuses normal distributions whose draws could overflow their type, by the
+// largest |z| this generator can draw: Box-Muller from a first uniform of at least 2^-53.
+TEST(Inputs, NormalDrawsStayWithinTheBoundTheConfigCheckUses) {
+  const double largest = std::sqrt(-2.0 * std::log(0x1p-53));
+  EXPECT_LE(largest, kLargestNormalDeviate);
+  EXPECT_LT(kLargestNormalDeviate - largest, 1e-4);  // and the bound is tight
+  const auto z = draw(Distribution::normal(), tensor_stream_key(6, "x"), kSamples);
+  for (float v : z) ASSERT_LE(std::fabs(v), kLargestNormalDeviate);
+}
+
 TEST(Inputs, UniformLowHighTransformsTheUnitStream) {
   const uint64_t key = tensor_stream_key(9, "x");
   const auto unit = draw(Distribution::uniform(), key, kSamples);
