@@ -119,19 +119,47 @@ struct SiluTwoMufuEpilogue {
   }
 };
 
-// SiLU for float16 outputs. A kernel's last phase, where SiLU does not hide behind memory, is
-// bound both by the MUFU pipe (16 operations a clock an SM on sm_90) and by issuing
-// instructions: SiluNewtonEpilogue takes one MUFU operation and about eleven others,
-// SiluTwoMufuEpilogue two and three. Pairs of values (apply_epilogue) take one of each, 1.5
-// MUFU operations and 7 others a value, which loads both limits about evenly: on the H100,
-// grid_registers' SD 1.5 shape ran its SiLU 0.7 us over GroupNorm with either form alone and
-// 0.5 us with pairs (kernels/NOTES.md). One value at a time: the Newton form.
+// SiLU for float16 outputs: SiluTanhEpilogue's h + h tanh(h) (one MUFU operation and two others
+// a value), with SiluEpilogue's exact form below v = -5.5. tanh.approx.f32 errs by at most
+// 2^-10.99 |t|, so y errs by at most |h| 2^-10.99 |t| <= 1.01 u |h t| (u = 2^-11):
+//   v >= 0 (y = h (1 + t) >= h): at most a quarter of float16's tolerance 4u + 2u|y|, beside
+//     the output's own rounding (at most u|y|);
+//   -5.5 <= v < 0 (y near 0, where the tolerance is its atol, 4u): |h| <= 2.75, so at most
+//     2.78 u, 0.7 of the atol;
+//   v < -5.5: 1.01 u |h| would pass the atol below v = -7.9, where y is not yet small enough to
+//     be 0 (|y| > 4u above v = -8.45), so there the exact form, about 1e-7 relative.
+// Eight values at a time (a 16-byte vector's) test their least against -5.5 once and take the
+// exact form together: values that far below the mean are rare in normalized data, so the
+// branch is almost never taken, and the common path has no select. On the H100 the tanh form
+// in grid_registers cost SD 1.5's 2 x 320 x 64 x 64 3.4% over GroupNorm where the earlier
+// pairs (the Newton and two-MUFU forms, 1.5 MUFU operations and 7 others a value) cost 6.6%
+// (kernels/NOTES.md). A NaN value gives a NaN y on either path.
 struct SiluFloat16Epilogue {
-  static constexpr int kWidth = 2;  // apply_epilogue passes pairs
+  static constexpr int kWidth = 8;  // apply_epilogue passes a vector's values together
+  static constexpr float kExactBelow = -5.5f;
+  // One value alone (kernels that do not hold a vector's values together): the Newton form,
+  // one MUFU operation and no branch.
   __device__ __forceinline__ float operator()(float v) const { return SiluNewtonEpilogue{}(v); }
-  __device__ __forceinline__ void operator()(float (&v)[2]) const {
-    v[0] = SiluNewtonEpilogue{}(v[0]);
-    v[1] = SiluTwoMufuEpilogue{}(v[1]);
+  __device__ __forceinline__ void operator()(float (&v)[kWidth]) const {
+    float least = v[0];
+#pragma unroll
+    for (int k = 1; k < kWidth; ++k) least = fminf(least, v[k]);  // drops a NaN: fine either way
+    if (least < kExactBelow) {
+#pragma unroll
+      for (int k = 0; k < kWidth; ++k)
+        v[k] = v[k] < kExactBelow ? SiluEpilogue{}(v[k]) : tanh_form(v[k]);
+      return;
+    }
+#pragma unroll
+    for (int k = 0; k < kWidth; ++k) v[k] = tanh_form(v[k]);
+  }
+
+ private:
+  __device__ __forceinline__ static float tanh_form(float v) {
+    const float h = 0.5f * v;
+    float t;
+    asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(h));
+    return fmaf(h, t, h);
   }
 };
 

@@ -41,9 +41,10 @@ std::vector<float> silu_arguments() {
 }
 
 // Each argument through every way a kernel applies the epilogue (apply_epilogue passes groups
-// of the epilogue's width, which may take other forms than one value alone): alone (y[3i]), in a
-// group of four values (y[3i + 1]) and in a pair (y[3i + 2]).
-constexpr int kOutputsPerArgument = 3;
+// of the epilogue's width, which may take other forms than one value alone): alone (y[4i]), in a
+// group of four values (y[4i + 1]), in a pair (y[4i + 2]) and in a group of eight, a 16-byte
+// vector of 16-bit values (y[4i + 3]).
+constexpr int kOutputsPerArgument = 4;
 template <class T, class Epilogue>
 __global__ void apply_each(const float* v, T* y, int64_t n) {
   const int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
@@ -53,16 +54,21 @@ __global__ void apply_each(const float* v, T* y, int64_t n) {
   // of either gets a quarter or half of the arguments; the others are arguments far away (a
   // group's values must not affect each other's results).
   const int place4 = static_cast<int>(i % 4), place2 = static_cast<int>(i % 2);
-  float group[4], pair[2];
+  const int place8 = static_cast<int>(i % 8);
+  float group[4], pair[2], vector[8];
 #pragma unroll
   for (int k = 0; k < 4; ++k) group[k] = k == place4 ? v[i] : v[(i + (k + 1) * (n / 5)) % n];
 #pragma unroll
   for (int k = 0; k < 2; ++k) pair[k] = k == place2 ? v[i] : v[(i + n / 3) % n];
+#pragma unroll
+  for (int k = 0; k < 8; ++k) vector[k] = k == place8 ? v[i] : v[(i + (k + 1) * (n / 11)) % n];
   kernels::apply_epilogue(epilogue, group);
   kernels::apply_epilogue(epilogue, pair);
+  kernels::apply_epilogue(epilogue, vector);
   y[kOutputsPerArgument * i] = static_cast<T>(epilogue(v[i]));
   y[kOutputsPerArgument * i + 1] = static_cast<T>(group[place4]);
   y[kOutputsPerArgument * i + 2] = static_cast<T>(pair[place2]);
+  y[kOutputsPerArgument * i + 3] = static_cast<T>(vector[place8]);
 }
 
 // SiLU off by three float16 unit roundoffs, relative, where |y| < 1024: over rtol (two), so the
@@ -83,6 +89,16 @@ struct SiluPairsOffByThreeUnits {
   __device__ void operator()(float (&v)[2]) const {
     v[0] = kernels::SiluEpilogue{}(v[0]);
     v[1] = SiluOffByThreeUnits{}(v[1]);
+  }
+};
+
+// Exact alone and in pairs, but off by three unit roundoffs in a group of eight (a 16-bit
+// vector's values): the test must read that way too.
+struct SiluVectorsOffByThreeUnits {
+  static constexpr int kWidth = 8;
+  __device__ float operator()(float v) const { return kernels::SiluEpilogue{}(v); }
+  __device__ void operator()(float (&v)[8]) const {
+    for (float& value : v) value = SiluOffByThreeUnits{}(value);
   }
 };
 
@@ -184,6 +200,14 @@ TEST(SiluEpilogueOnGpu, APairFormOffByThreeUnitsFailsFloat16) {
   const Worst w = worst_error<__half, SiluPairsOffByThreeUnits>(DType::float16, kFloat16Overflow);
   ASSERT_EQ(w.error, "");
   print("float16, pairs off by three units (control)", w);
+  EXPECT_GT(w.tolerance_use, 1.0);
+}
+
+TEST(SiluEpilogueOnGpu, AVectorFormOffByThreeUnitsFailsFloat16) {
+  NORMBENCH_SKIP_WITHOUT_GPU();
+  const Worst w = worst_error<__half, SiluVectorsOffByThreeUnits>(DType::float16, kFloat16Overflow);
+  ASSERT_EQ(w.error, "");
+  print("float16, vectors off by three units (control)", w);
   EXPECT_GT(w.tolerance_use, 1.0);
 }
 
