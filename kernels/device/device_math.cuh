@@ -119,49 +119,58 @@ struct SiluTwoMufuEpilogue {
   }
 };
 
-// SiLU for float16 outputs: SiluTanhEpilogue's h + h tanh(h) (one MUFU operation and two others
-// a value), with SiluEpilogue's exact form below v = -5.5. tanh.approx.f32 errs by at most
-// 2^-10.99 |t|, so y errs by at most |h| 2^-10.99 |t| <= 1.01 u |h t| (u = 2^-11):
+// SiLU for float16 outputs. A kernel's last phase, where SiLU does not hide behind memory, is
+// bound both by the MUFU pipe (16 operations a clock an SM on sm_90) and by issuing
+// instructions: SiluNewtonEpilogue takes one MUFU operation and about eleven others,
+// SiluTwoMufuEpilogue two and three. Pairs of values (apply_epilogue) take one of each, 1.5
+// MUFU operations and 7 others a value, which loads both limits about evenly: on the H100,
+// grid_registers' SD 1.5 shape ran its SiLU 0.7 us over GroupNorm with either form alone and
+// 0.5 us with pairs (kernels/NOTES.md). One value at a time: the Newton form.
+struct SiluFloat16Epilogue {
+  static constexpr int kWidth = 2;  // apply_epilogue passes pairs
+  __device__ __forceinline__ float operator()(float v) const { return SiluNewtonEpilogue{}(v); }
+  __device__ __forceinline__ void operator()(float (&v)[2]) const {
+    v[0] = SiluNewtonEpilogue{}(v[0]);
+    v[1] = SiluTwoMufuEpilogue{}(v[1]);
+  }
+};
+
+// SiLU for float16 outputs in kernels that can take a second look (cluster_tiles' body): a fast
+// pass that is exact enough for every value at or above kExactBelow, then, where a thread gave
+// it any value below, that thread's outputs again by the exact form. The fast form is
+// SiluTanhEpilogue's h + h tanh(h) (one MUFU operation and two others a value) with the least
+// value kept (one more). tanh.approx.f32 errs by at most 2^-10.99 |t|, so y errs by at most
+// |h| 2^-10.99 |t| <= 1.01 u |h t| (u = 2^-11):
 //   v >= 0 (y = h (1 + t) >= h): at most a quarter of float16's tolerance 4u + 2u|y|, beside
 //     the output's own rounding (at most u|y|);
 //   -5.5 <= v < 0 (y near 0, where the tolerance is its atol, 4u): |h| <= 2.75, so at most
 //     2.78 u, 0.7 of the atol;
-//   v < -5.5: 1.01 u |h| would pass the atol below v = -7.9, where y is not yet small enough to
-//     be 0 (|y| > 4u above v = -8.45), so there the exact form, about 1e-7 relative.
-// Eight values at a time (a 16-byte vector's) test their least against -5.5 once and take the
-// exact form together: values that far below the mean are rare in normalized data, so the
-// branch is almost never taken, and the common path has no select. On the H100 the tanh form
-// in grid_registers cost SD 1.5's 2 x 320 x 64 x 64 3.4% over GroupNorm where the earlier
-// pairs (the Newton and two-MUFU forms, 1.5 MUFU operations and 7 others a value) cost 6.6%
-// (kernels/NOTES.md). A NaN value gives a NaN y on either path.
-struct SiluFloat16Epilogue {
-  static constexpr int kWidth = 8;  // apply_epilogue passes a vector's values together
+//   below, 1.01 u |h| would pass the atol from v = -7.9, where y is not yet small enough to be
+//     0 (|y| > 4u above v = -8.45): the exact form (SiluEpilogue, about 1e-7 relative).
+// Values that far below the mean are rare in normalized data, so the second pass is almost
+// never run, and the first has no select and no branch (a branch a vector was 8-14% slower on
+// the H100: kernels/NOTES.md). A NaN value gives a NaN y in the fast pass and is not "below".
+struct SiluFloat16SecondLook {
   static constexpr float kExactBelow = -5.5f;
-  // One value alone (kernels that do not hold a vector's values together): the Newton form,
-  // one MUFU operation and no branch.
-  __device__ __forceinline__ float operator()(float v) const { return SiluNewtonEpilogue{}(v); }
-  __device__ __forceinline__ void operator()(float (&v)[kWidth]) const {
-    float least = v[0];
+  template <int N>
+  __device__ __forceinline__ void fast(float (&v)[N], float& least) const {
 #pragma unroll
-    for (int k = 1; k < kWidth; ++k) least = fminf(least, v[k]);  // drops a NaN: fine either way
-    if (least < kExactBelow) {
-#pragma unroll
-      for (int k = 0; k < kWidth; ++k)
-        v[k] = v[k] < kExactBelow ? SiluEpilogue{}(v[k]) : tanh_form(v[k]);
-      return;
+    for (int k = 0; k < N; ++k) {
+      least = fminf(least, v[k]);
+      const float h = 0.5f * v[k];
+      float t;
+      asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(h));
+      v[k] = fmaf(h, t, h);
     }
-#pragma unroll
-    for (int k = 0; k < kWidth; ++k) v[k] = tanh_form(v[k]);
   }
-
- private:
-  __device__ __forceinline__ static float tanh_form(float v) {
-    const float h = 0.5f * v;
-    float t;
-    asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(h));
-    return fmaf(h, t, h);
-  }
+  __device__ __forceinline__ float exact(float v) const { return SiluEpilogue{}(v); }
 };
+
+// Whether an epilogue is applied in a fast pass and, where needed, a second exact one.
+template <class Epilogue, class = void>
+struct HasSecondLook : std::false_type {};
+template <class Epilogue>
+struct HasSecondLook<Epilogue, std::void_t<decltype(Epilogue::kExactBelow)>> : std::true_type {};
 
 // How many values an epilogue takes at once: kWidth where it declares one, else 1.
 template <class Epilogue, class = void>
