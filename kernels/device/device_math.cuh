@@ -135,43 +135,6 @@ struct SiluFloat16Epilogue {
   }
 };
 
-// SiLU for float16 outputs in kernels that can take a second look (cluster_tiles' body): a fast
-// pass that is exact enough for every value at or above kExactBelow, then, where a thread gave
-// it any value below, that thread's outputs again by the exact form. The fast form is
-// SiluTanhEpilogue's h + h tanh(h) (one MUFU operation and two others a value) with the least
-// value kept (one more). tanh.approx.f32 errs by at most 2^-10.99 |t|, so y errs by at most
-// |h| 2^-10.99 |t| <= 1.01 u |h t| (u = 2^-11):
-//   v >= 0 (y = h (1 + t) >= h): at most a quarter of float16's tolerance 4u + 2u|y|, beside
-//     the output's own rounding (at most u|y|);
-//   -5.5 <= v < 0 (y near 0, where the tolerance is its atol, 4u): |h| <= 2.75, so at most
-//     2.78 u, 0.7 of the atol;
-//   below, 1.01 u |h| would pass the atol from v = -7.9, where y is not yet small enough to be
-//     0 (|y| > 4u above v = -8.45): the exact form (SiluEpilogue, about 1e-7 relative).
-// Values that far below the mean are rare in normalized data, so the second pass is almost
-// never run, and the first has no select and no branch (a branch a vector was 8-14% slower on
-// the H100: kernels/NOTES.md). A NaN value gives a NaN y in the fast pass and is not "below".
-struct SiluFloat16SecondLook {
-  static constexpr float kExactBelow = -5.5f;
-  template <int N>
-  __device__ __forceinline__ void fast(float (&v)[N], float& least) const {
-#pragma unroll
-    for (int k = 0; k < N; ++k) {
-      least = fminf(least, v[k]);
-      const float h = 0.5f * v[k];
-      float t;
-      asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(h));
-      v[k] = fmaf(h, t, h);
-    }
-  }
-  __device__ __forceinline__ float exact(float v) const { return SiluEpilogue{}(v); }
-};
-
-// Whether an epilogue is applied in a fast pass and, where needed, a second exact one.
-template <class Epilogue, class = void>
-struct HasSecondLook : std::false_type {};
-template <class Epilogue>
-struct HasSecondLook<Epilogue, std::void_t<decltype(Epilogue::kExactBelow)>> : std::true_type {};
-
 // How many values an epilogue takes at once: kWidth where it declares one, else 1.
 template <class Epilogue, class = void>
 struct EpilogueWidth : std::integral_constant<int, 1> {};

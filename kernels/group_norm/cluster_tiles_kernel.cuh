@@ -477,25 +477,14 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
     offset[e] = fmaf(-c.x, scale[e], bias[e]);
     if constexpr (!kShifted) offset[e] = fmaf(-shift[e], scale[e], offset[e]);
   }
-  // An epilogue with a second look (HasSecondLook: float16 SiLU) gives every value its fast
-  // form here and keeps the least value it was given; the end of the body redoes this thread's
-  // outputs exactly where that fell below the fast form's range.
-  constexpr bool kSecondLook = HasSecondLook<Epilogue>::value;
-  float least = 0.0f;
-  const auto normalized = [&](const V& vector, float (&e_values)[E]) {
+  const auto output = [&](const V& vector) {
+    float e_values[E];
     vector.unpack(e_values);
 #pragma unroll
     for (int e = 0; e < E; ++e)
       e_values[e] = kShifted ? fmaf(e_values[e] - shift[e], scale[e], offset[e])
                              : fmaf(e_values[e], scale[e], offset[e]);
-  };
-  const auto output = [&](const V& vector) {
-    float e_values[E];
-    normalized(vector, e_values);
-    if constexpr (kSecondLook)
-      epilogue.fast(e_values, least);
-    else
-      apply_epilogue(epilogue, e_values);
+    apply_epilogue(epilogue, e_values);
     return V::pack(e_values);
   };
   // Up to 8 vectors a thread: their outputs 4 at a time, held or not, before the batch's
@@ -526,25 +515,6 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
       const V first_out = output(shared_vector(j)), second_out = output(shared_vector(j + 1));
       if (holds(kVectors + j)) first_out.store_streaming(y + (kVectors + j) * step);
       if (holds(kVectors + j + 1)) second_out.store_streaming(y + (kVectors + j + 1) * step);
-    }
-  }
-  if constexpr (kSecondLook) {
-    // Rare (a value below the fast form's range): every output of this thread again, exactly,
-    // over the first pass's stores (the same thread's, so in order), from x read again: held
-    // until here, its registers would be live through the whole last phase (SDXL's SiLU took
-    // 6 us longer so on the H100). A batch's vectors that the thread does not hold went through
-    // the fast form too (zeros, normalized): at worst they send it here for nothing. Assumes y
-    // is not x (no kernel here works in place).
-    if (least < Epilogue::kExactBelow) {
-#pragma unroll 1
-      for (int j = 0; j < kVectors + kShared; ++j) {
-        if (!holds(j)) continue;
-        float e_values[E];
-        normalized(V::load_streaming(x + j * step), e_values);
-#pragma unroll
-        for (int e = 0; e < E; ++e) e_values[e] = epilogue.exact(e_values[e]);
-        V::pack(e_values).store_streaming(y + j * step);
-      }
     }
   }
 }

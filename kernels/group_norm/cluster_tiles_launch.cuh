@@ -120,11 +120,8 @@ KernelPlan plan_cluster_tiles_variant(const ProblemShape& p, const DeviceCaps& d
     return with_element_types(p, [&](auto data, auto param) {
       using T = typename decltype(data)::type;
       using P = typename decltype(param)::type;
-      // float16 SiLU: the body's fast pass and second look (SiluFloat16SecondLook).
-      using E = std::conditional_t<std::is_same_v<T, __half> &&
-                                       std::is_same_v<Epilogue, SiluEpilogue>,
-                                   SiluFloat16SecondLook, EpilogueFor<T, Epilogue>>;
-      return launch_cluster_tiles_typed<T, P, kGrid>(tiles, a, E{}, args.stream);
+      return launch_cluster_tiles_typed<T, P, kGrid>(tiles, a, EpilogueFor<T, Epilogue>{},
+                                                     args.stream);
     });
   };
   return plan;

@@ -71,26 +71,6 @@ __global__ void apply_each(const float* v, T* y, int64_t n) {
   y[kOutputsPerArgument * i + 3] = static_cast<T>(vector[place8]);
 }
 
-// An epilogue with a second look (float16 SiLU in cluster_tiles' body) as that body applies it:
-// the fast form on a vector's eight values (the argument and far-away ones), then, where any of
-// them lay below its range, the exact form on all eight. Every output slot gets that result.
-template <class T, class Epilogue>
-__global__ void apply_with_second_look(const float* v, T* y, int64_t n) {
-  const int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-  if (i >= n) return;
-  const Epilogue epilogue{};
-  const int place8 = static_cast<int>(i % 8);
-  float vector[8], original[8];
-#pragma unroll
-  for (int k = 0; k < 8; ++k)
-    original[k] = vector[k] = k == place8 ? v[i] : v[(i + (k + 1) * (n / 11)) % n];
-  float least = 0.0f;
-  epilogue.fast(vector, least);
-  float out = vector[place8];
-  if (least < Epilogue::kExactBelow) out = epilogue.exact(original[place8]);
-  for (int k = 0; k < 4; ++k) y[4 * i + k] = static_cast<T>(out);
-}
-
 // SiLU off by three float16 unit roundoffs, relative, where |y| < 1024: over rtol (two), so the
 // measurement must find it out of tolerance wherever |y| is large enough for rtol to dominate
 // atol (and not only where the product overflows float16).
@@ -135,7 +115,7 @@ struct Worst {
 
 // The epilogue over silu_arguments() on the GPU, each output rounded to T, against float64;
 // where the exact value overflows T (`overflow`), the output must be the infinity of its sign.
-template <class T, class Epilogue, bool kSecondLook = false>
+template <class T, class Epilogue>
 Worst worst_error(DType dtype, double overflow) {
   const std::vector<float> v = silu_arguments();
   const auto n = static_cast<int64_t>(v.size());
@@ -149,10 +129,7 @@ Worst worst_error(DType dtype, double overflow) {
     status = cudaMemcpy(device_v, v.data(), n * sizeof(float), cudaMemcpyHostToDevice);
   if (status == cudaSuccess) {
     const auto blocks = static_cast<unsigned>((n + 255) / 256);
-    if constexpr (kSecondLook)
-      apply_with_second_look<T, Epilogue><<<blocks, 256>>>(device_v, device_y, n);
-    else
-      apply_each<T, Epilogue><<<blocks, 256>>>(device_v, device_y, n);
+    apply_each<T, Epilogue><<<blocks, 256>>>(device_v, device_y, n);
     status = cudaGetLastError();
   }
   if (status == cudaSuccess)
@@ -196,16 +173,6 @@ TEST(SiluEpilogueOnGpu, Float16FormStaysWithinThreeQuartersOfTheTolerance) {
       DType::float16, kFloat16Overflow);
   ASSERT_EQ(w.error, "");
   print("float16", w);
-  EXPECT_LE(w.tolerance_use, 0.75);
-}
-
-// cluster_tiles' body (grid_registers too) applies float16 SiLU in a fast pass and a second look.
-TEST(SiluEpilogueOnGpu, Float16SecondLookStaysWithinThreeQuartersOfTheTolerance) {
-  NORMBENCH_SKIP_WITHOUT_GPU();
-  const Worst w = worst_error<__half, kernels::SiluFloat16SecondLook, true>(DType::float16,
-                                                                             kFloat16Overflow);
-  ASSERT_EQ(w.error, "");
-  print("float16, fast pass and second look", w);
   EXPECT_LE(w.tolerance_use, 0.75);
 }
 
