@@ -1,8 +1,10 @@
 // The verdict rule of `normbench compare BASELINE CANDIDATE` (README "Comparing reports").
 //
 // Refusal. The reports must come from the same GPU model (device.name, a null device counting
-// as its own name) and the same config (config.hash); otherwise compare exits 2 naming both
-// values, unless --allow-mismatch, which turns each difference into a warning. A report whose
+// as its own name) and the same config (config.hash), and a problem id in both must name the same
+// problem in both (its identity: op, shape and the resolved config's fields that both reports
+// hold); otherwise compare exits 2 naming both values, unless --allow-mismatch, which turns each
+// difference into a warning. A report whose
 // run was aborted is compared as it is, with a warning.
 //
 // Matching. Kernels are matched by (problem id, kernel id). Let B and C be a kernel's status in
