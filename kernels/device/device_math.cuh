@@ -75,8 +75,7 @@ struct SiluEpilogue {
 //   -20 <= v < 0 (y near 0, where the tolerance is mostly its atol, 4u = 2^-6): at most
 //     4.9e-3, a third of it;
 //   v < -20: y is 0 (a select, not a branch), off by |v| e^v < 4.2e-8.
-// float16's atol (2^-9) would hold only for v >= -8, and a branch to the exact form there cost
-// more than the MUFU operation it saves (measured on the H100, kernels/NOTES.md), so float16
+// float16's atol (2^-9) would hold only for v >= -8 (and its 3/4 only for v >= -6), so float16
 // takes SiluFloat16Epilogue (below) and float32 (tolerance 1e-5) SiluEpilogue.
 struct SiluTanhEpilogue {
   __device__ __forceinline__ float operator()(float v) const {
@@ -87,53 +86,51 @@ struct SiluTanhEpilogue {
   }
 };
 
-// SiLU for float16 outputs with one MUFU operation (ex2) and the reciprocal on the FMA pipe.
-// z = e^-|v| lies in (0, 1], so d = 1 + z lies in (1, 2], where 24/17 - 8/17 d is the best
-// line through 1/d: d r0 = 1 - e0 with |e0| <= 1/17. Each Newton step r += r (1 - d r) squares
-// the error: 17^-4 = 1.2e-5 after two, then a few float32 roundings. sigmoid(v) is r for v >= 0
-// and z r for v < 0 (no cancellation for either sign). With ex2's error (2 ulps, plus 1.2 |v|
-// ulps of the rounded argument), y errs by about 2e-5 relative: a 25th of float16's unit
-// roundoff, not enough for float32's 1e-5 tolerance. Large |v|: z flushes to 0, so y is
-// v (1 - 1.2e-5) for v > 0 and -0 for v < 0; no infinity enters the reciprocal.
-struct SiluNewtonEpilogue {
-  __device__ __forceinline__ float operator()(float v) const {
-    float z;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(z) : "f"(fabsf(v) * -1.44269504088896341f));
-    const float d = 1.0f + z;
-    float r = fmaf(-8.0f / 17.0f, d, 24.0f / 17.0f);
-    r = fmaf(r, fmaf(-d, r, 1.0f), r);
-    r = fmaf(r, fmaf(-d, r, 1.0f), r);
-    return v * (v < 0.0f ? z * r : r);
-  }
-};
-
-// SiLU as SiluEpilogue, v / (1 + e^-v) with ex2 and rcp, but their flush-to-zero forms: two
-// MUFU operations and three others, none of __expf's and __fdividef's range fix-ups. Errors as
-// SiluEpilogue's or smaller; below v = -88 e^-v is infinite and y is -0.
-struct SiluTwoMufuEpilogue {
-  __device__ __forceinline__ float operator()(float v) const {
-    float e, r;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(v * -1.44269504088896341f));
-    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + e));
-    return v * r;
-  }
-};
-
-// SiLU for float16 outputs. A kernel's last phase, where SiLU does not hide behind memory, is
-// bound both by the MUFU pipe (16 operations a clock an SM on sm_90) and by issuing
-// instructions: SiluNewtonEpilogue takes one MUFU operation and about eleven others,
-// SiluTwoMufuEpilogue two and three. Pairs of values (apply_epilogue) take one of each, 1.5
-// MUFU operations and 7 others a value, which loads both limits about evenly: on the H100,
-// grid_registers' SD 1.5 shape ran its SiLU 0.7 us over GroupNorm with either form alone and
-// 0.5 us with pairs (kernels/NOTES.md). One value at a time: the Newton form.
+// SiLU for float16 outputs with one MUFU operation and four others a value, on u = v / 2: the
+// kernel folds the halving into its scale and offset (kInputScale, epilogue_input_scale), where
+// it is exact and costs nothing a value. y = v sigmoid(v) = u + |u| w with w = tanh|u| =
+// (1 - z) / (1 + z), z = e^-2|u| in (0, 1] by ex2, and w from a cubic in z, 1 + z (c1 + z (c2 +
+// z c3)), so no reciprocal: a weighted minimax fit (Lawson's algorithm) of |u| times w's error in
+// units of float16's tolerance over both signs of v. That error, |u| |w - tanh|u||, is at most
+// 1.05e-3 (0.54 of float16's atol, 2^-9, at v = +-1.39): near v = 0 and for v < 0, where y is
+// small, the atol covers it, and where y is large it is below 0.7 of float16's unit roundoff
+// relative. With ex2's error (2 ulps plus the argument's rounding: a few 1e-7 of z) and
+// float16's rounding, the output errs by at most 0.53 of float16's tolerance (float32
+// simulation; the SiLU GPU test measured 0.526 on the H100). Large |u|: z flushes to 0, w is 1,
+// and y is 0 (v < 0) or v (v > 0) exactly; a NaN stays a NaN.
+// Why this form: a kernel's last phase, where SiLU does not hide behind memory, is bound by
+// issuing instructions and by the MUFU pipe (16 operations a clock an SM on sm_90). The exact
+// forms took two MUFU operations a value, or one and about eleven others (ex2, a reciprocal by
+// Newton steps); pairs of the two, 1.5 and 7, ran SD 1.5's 2 x 320 x 64 x 64 GroupNorm + SiLU
+// 6.6-7% over GroupNorm on the H100, this one 4.2% (kernels/NOTES.md).
 struct SiluFloat16Epilogue {
-  static constexpr int kWidth = 2;  // apply_epilogue passes pairs
-  __device__ __forceinline__ float operator()(float v) const { return SiluNewtonEpilogue{}(v); }
-  __device__ __forceinline__ void operator()(float (&v)[2]) const {
-    v[0] = SiluNewtonEpilogue{}(v[0]);
-    v[1] = SiluTwoMufuEpilogue{}(v[1]);
+  static constexpr float kInputScale = 0.5f;
+  __device__ __forceinline__ float operator()(float u) const {
+    const float a = fabsf(u);
+    float z;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(z) : "f"(a * -2.88539008177792681f));  // 2 log2(e)
+    // w = 1 + z (c1 + z (c2 + z c3)) by Horner's rule.
+    float p = fmaf(-0.7170286178588867f, z, 1.6454429626464844f);
+    p = fmaf(p, z, -1.9725888967514038f);
+    const float w = fmaf(p, z, 1.0f);
+    return fmaf(a, w, u);
   }
 };
+
+// The factor an epilogue expects its argument scaled by (v kInputScale where it declares one,
+// else v): a kernel multiplies its per-channel scale and offset by it, so that the product costs
+// nothing a value. A power of two, so the scaled value is exactly the scaled v.
+template <class Epilogue, class = void>
+struct HasInputScale : std::false_type {};
+template <class Epilogue>
+struct HasInputScale<Epilogue, std::void_t<decltype(Epilogue::kInputScale)>> : std::true_type {};
+template <class Epilogue>
+__host__ __device__ constexpr float epilogue_input_scale() {
+  if constexpr (HasInputScale<Epilogue>::value)
+    return Epilogue::kInputScale;
+  else
+    return 1.0f;
+}
 
 // How many values an epilogue takes at once: kWidth where it declares one, else 1.
 template <class Epilogue, class = void>

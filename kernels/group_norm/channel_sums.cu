@@ -223,6 +223,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
                             Epilogue epilogue) {
   using V = RawVector<T>;
   constexpr int E = V::kCount;
+  constexpr float kInputScale = epilogue_input_scale<Epilogue>();
   const int64_t n = g.samples - 1 - blockIdx.y;
   const int64_t block = gridDim.x - 1 - blockIdx.x;
   const int64_t first_tile = block * g.rounds;
@@ -239,7 +240,11 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
       wait_for_previous_kernel();
       if (!t.active()) return;
 #pragma unroll
-      for (int e = 0; e < E; ++e) k[e] = __ldg(coefficients + n * g.channels + t.column * E + e);
+      for (int e = 0; e < E; ++e) {
+        k[e] = __ldg(coefficients + n * g.channels + t.column * E + e);
+        k[e].x *= kInputScale;  // the epilogue's argument, exactly (a power of two)
+        k[e].y *= kInputScale;
+      }
     }
 #pragma unroll
     for (int j = 0; j < kPositions; ++j) {

@@ -50,6 +50,9 @@ __global__ void apply_each(const float* v, T* y, int64_t n) {
   const int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
   if (i >= n) return;
   const Epilogue epilogue{};
+  // The argument as a kernel passes it: scaled by the epilogue's input scale (exact).
+  constexpr float kScale = kernels::epilogue_input_scale<Epilogue>();
+  const auto arg = [&](int64_t k) { return v[k] * kScale; };
   // The argument at place i % 4 of a group of four, and at place i % 2 of a pair: every place
   // of either gets a quarter or half of the arguments; the others are arguments far away (a
   // group's values must not affect each other's results).
@@ -57,15 +60,15 @@ __global__ void apply_each(const float* v, T* y, int64_t n) {
   const int place8 = static_cast<int>(i % 8);
   float group[4], pair[2], vector[8];
 #pragma unroll
-  for (int k = 0; k < 4; ++k) group[k] = k == place4 ? v[i] : v[(i + (k + 1) * (n / 5)) % n];
+  for (int k = 0; k < 4; ++k) group[k] = k == place4 ? arg(i) : arg((i + (k + 1) * (n / 5)) % n);
 #pragma unroll
-  for (int k = 0; k < 2; ++k) pair[k] = k == place2 ? v[i] : v[(i + n / 3) % n];
+  for (int k = 0; k < 2; ++k) pair[k] = k == place2 ? arg(i) : arg((i + n / 3) % n);
 #pragma unroll
-  for (int k = 0; k < 8; ++k) vector[k] = k == place8 ? v[i] : v[(i + (k + 1) * (n / 11)) % n];
+  for (int k = 0; k < 8; ++k) vector[k] = k == place8 ? arg(i) : arg((i + (k + 1) * (n / 11)) % n);
   kernels::apply_epilogue(epilogue, group);
   kernels::apply_epilogue(epilogue, pair);
   kernels::apply_epilogue(epilogue, vector);
-  y[kOutputsPerArgument * i] = static_cast<T>(epilogue(v[i]));
+  y[kOutputsPerArgument * i] = static_cast<T>(epilogue(arg(i)));
   y[kOutputsPerArgument * i + 1] = static_cast<T>(group[place4]);
   y[kOutputsPerArgument * i + 2] = static_cast<T>(pair[place2]);
   y[kOutputsPerArgument * i + 3] = static_cast<T>(vector[place8]);
