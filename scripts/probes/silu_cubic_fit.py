@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The cubic of SiluFloat16Epilogue (kernels/device/device_math.cuh), fitted and checked.
+"""The cubic of SiluCubicEpilogue (scripts/probes/silu_forms.cuh), fitted and checked.
 
 y = silu(v) is computed as u + |u| w with u = v / 2 and w = tanh|u| = (1 - z) / (1 + z),
 z = e^-2|u|; w is approximated by 1 + c1 z + c2 z^2 + c3 z^3. The output's error is |u| times
@@ -73,7 +73,7 @@ def fit(degree=3, iterations=300):
 
 
 def kernel_form(u, c):
-    """SiluFloat16Epilogue's sequence in float32 (ex2 exact, then rounded)."""
+    """SiluCubicEpilogue's sequence in float32 (ex2 exact, then rounded)."""
     a = abs(u)
     z = to_float32(2.0 ** to_float32(a * to_float32(-2.0 * math.log2(math.e))))
     p = to_float32(c[2] * z + c[1])

@@ -18,52 +18,18 @@
 
 #include "kernels/device/device_math.cuh"
 #include "probe_support.cuh"
+#include "silu_forms.cuh"
 
 namespace {
 
 using normbench::kernels::IdentityEpilogue;
 using normbench::kernels::SiluEpilogue;
-using normbench::kernels::SiluFloat16Epilogue;
 using normbench::kernels::SiluTanhEpilogue;
-
-// The float16 forms the kernels took before SiluFloat16Epilogue's cubic (kernels/NOTES.md).
-// One MUFU operation (ex2) and the reciprocal by Newton steps on the FMA pipe: z = e^-|v| in
-// (0, 1], d = 1 + z in (1, 2], 24/17 - 8/17 d the best line through 1/d, two Newton steps.
-struct SiluNewtonEpilogue {
-  __device__ __forceinline__ float operator()(float v) const {
-    float z;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(z) : "f"(fabsf(v) * -1.44269504088896341f));
-    const float d = 1.0f + z;
-    float r = fmaf(-8.0f / 17.0f, d, 24.0f / 17.0f);
-    r = fmaf(r, fmaf(-d, r, 1.0f), r);
-    r = fmaf(r, fmaf(-d, r, 1.0f), r);
-    return v * (v < 0.0f ? z * r : r);
-  }
-};
-// v / (1 + e^-v) by the flush-to-zero ex2 and rcp: two MUFU operations and three others.
-struct SiluTwoMufuEpilogue {
-  __device__ __forceinline__ float operator()(float v) const {
-    float e, r;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(v * -1.44269504088896341f));
-    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + e));
-    return v * r;
-  }
-};
-// Pairs: the first value by the Newton form, the second by two MUFU operations.
-struct NewtonTwoMufuPairs {
-  static constexpr int kWidth = 2;
-  __device__ __forceinline__ void operator()(float (&v)[2]) const {
-    v[0] = SiluNewtonEpilogue{}(v[0]);
-    v[1] = SiluTwoMufuEpilogue{}(v[1]);
-  }
-};
-// SiluFloat16Epilogue on v / 2: the kernels fold the halving into their coefficients, so this
-// costs one multiply a value more than they pay.
-struct HalvedCubic {
-  __device__ __forceinline__ float operator()(float v) const {
-    return SiluFloat16Epilogue{}(0.5f * v);
-  }
-};
+using normbench::probes::NewtonTwoMufuPairs;
+using normbench::probes::OnV;
+using normbench::probes::SiluCubicEpilogue;
+using normbench::probes::SiluNewtonEpilogue;
+using normbench::probes::SiluTwoMufuEpilogue;
 
 // Each form maps two values at a time (forms that take one apply it to each).
 template <class Scalar>
@@ -211,11 +177,12 @@ int main() {
                                         threads);
     measure<Pairs<NewtonTwoMufuPairs>>("pairs: Newton and flush-to-zero", timer, x, y, sms,
                                        threads);
-    measure<EachOf<HalvedCubic>>("ex2 and a cubic (float16's; one multiply more)", timer, x, y, sms,
-                                 threads);
+    measure<EachOf<OnV<SiluCubicEpilogue>>>("ex2 and a cubic (bounded; one multiply more)", timer,
+                                            x, y, sms, threads);
     measure<TanhEx2Halves>("tanh, ex2 (float16x2)", timer, x, y, sms, threads);
     measure<Ex2HalvesRcp>("ex2 (float16x2), rcp (float32)", timer, x, y, sms, threads);
-    measure<EachOf<SiluTanhEpilogue>>("tanh (float32; bfloat16's)", timer, x, y, sms, threads);
+    measure<EachOf<OnV<SiluTanhEpilogue>>>("tanh (float32; the 16-bit form, one multiply more)",
+                                           timer, x, y, sms, threads);
     measure<TanhHalvesOnly>("tanh (float16x2) only: a floor", timer, x, y, sms, threads);
     CHECK(cudaFree(x));
     CHECK(cudaFree(y));

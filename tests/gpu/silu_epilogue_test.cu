@@ -3,7 +3,9 @@
 // output is rounded to its type as the kernels store it and measured in units of that type's
 // default tolerance, |y - ref| / (atol + rtol |ref|). The epilogue's own error must leave room
 // for the GroupNorm value's error before it, so a form passes at no more than 3/4 of the
-// tolerance; a control off by three unit roundoffs shows that the measurement can fail.
+// tolerance; a control off by three unit roundoffs shows that the measurement can fail. Each
+// form is measured twice: over a sweep, through every way a kernel groups its values, and alone
+// over every float32 argument.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <gtest/gtest.h>
@@ -17,6 +19,7 @@
 #include "app/config/config.hpp"
 #include "kernels/device/device_math.cuh"
 #include "tests/gpu/gpu_test_support.hpp"
+#include "tests/gpu/silu_every_float.cuh"
 
 namespace normbench {
 namespace {
@@ -164,6 +167,16 @@ Worst worst_error(DType dtype, double overflow) {
   return worst;
 }
 
+// The same over every finite float32 argument and every NaN (silu_every_float.cuh): no sweep
+// can show that a MUFU result or a cancellation is within bounds between its points.
+template <class T, class Epilogue>
+Worst worst_over_every_float(DType dtype, double overflow) {
+  const Tolerance tolerance = default_tolerance(dtype);
+  const testing::EveryFloatWorst w =
+      testing::silu_worst_over_every_float<T, Epilogue>(tolerance.atol, tolerance.rtol, overflow);
+  return {w.error, w.tolerance_use, w.argument, w.got, w.want};
+}
+
 void print(const char* form, const Worst& w) {
   std::printf("%s: worst at v = %.9g: %.9g, float64 %.9g, %.3f of the tolerance\n", form,
               static_cast<double>(w.argument), w.got, w.want, w.tolerance_use);
@@ -187,6 +200,37 @@ TEST(SiluEpilogueOnGpu, Bfloat16FormStaysWithinThreeQuartersOfTheTolerance) {
   ASSERT_EQ(w.error, "");
   print("bfloat16", w);
   EXPECT_LE(w.tolerance_use, 0.75);
+}
+
+TEST(SiluEpilogueOnGpu, Float16FormStaysWithinThreeQuartersOfTheToleranceForEveryFloat) {
+  NORMBENCH_SKIP_WITHOUT_GPU();
+  const Worst w =
+      worst_over_every_float<__half, kernels::EpilogueFor<__half, kernels::SiluEpilogue>>(
+          DType::float16, kFloat16Overflow);
+  ASSERT_EQ(w.error, "");
+  print("float16, every float", w);
+  EXPECT_LE(w.tolerance_use, 0.75);
+}
+
+TEST(SiluEpilogueOnGpu, Bfloat16FormStaysWithinThreeQuartersOfTheToleranceForEveryFloat) {
+  NORMBENCH_SKIP_WITHOUT_GPU();
+  const Worst w =
+      worst_over_every_float<__nv_bfloat16,
+                             kernels::EpilogueFor<__nv_bfloat16, kernels::SiluEpilogue>>(
+          DType::bfloat16, kBfloat16Overflow);
+  ASSERT_EQ(w.error, "");
+  print("bfloat16, every float", w);
+  EXPECT_LE(w.tolerance_use, 0.75);
+}
+
+TEST(SiluEpilogueOnGpu, AFormOffByThreeUnitsFailsFloat16OverEveryFloat) {
+  NORMBENCH_SKIP_WITHOUT_GPU();
+  const Worst w =
+      worst_over_every_float<__half, SiluOffByThreeUnits>(DType::float16, kFloat16Overflow);
+  ASSERT_EQ(w.error, "");
+  print("float16, off by three units, every float (control)", w);
+  EXPECT_GT(w.tolerance_use, 1.0);
+  EXPECT_LT(std::fabs(w.want), 1024.0);
 }
 
 TEST(SiluEpilogueOnGpu, AFormOffByThreeUnitsFailsFloat16) {
