@@ -111,35 +111,14 @@ __host__ __device__ constexpr float epilogue_input_scale() {
     return 1.0f;
 }
 
-// How many values an epilogue takes at once: kWidth where it declares one, else 1.
-template <class Epilogue, class = void>
-struct EpilogueWidth : std::integral_constant<int, 1> {};
-template <class Epilogue>
-struct EpilogueWidth<Epilogue, std::void_t<decltype(Epilogue::kWidth)>>
-    : std::integral_constant<int, Epilogue::kWidth> {};
-
-// The epilogue on N values in registers, kWidth at a time where it takes several (and N is a
-// multiple), else one at a time.
+// The epilogue on N values in registers (a vector's, or an unrolled step's).
 template <class Epilogue, int N>
 __device__ __forceinline__ void apply_epilogue(const Epilogue& epilogue, float (&v)[N]) {
-  constexpr int kWidth = EpilogueWidth<Epilogue>::value;
-  if constexpr (kWidth > 1 && N % kWidth == 0) {
 #pragma unroll
-    for (int e = 0; e < N; e += kWidth) {
-      float group[kWidth];
-#pragma unroll
-      for (int k = 0; k < kWidth; ++k) group[k] = v[e + k];
-      epilogue(group);
-#pragma unroll
-      for (int k = 0; k < kWidth; ++k) v[e + k] = group[k];
-    }
-  } else {
-#pragma unroll
-    for (int e = 0; e < N; ++e) v[e] = epilogue(v[e]);
-  }
+  for (int e = 0; e < N; ++e) v[e] = epilogue(v[e]);
 }
 
-// The epilogue a kernel applies to outputs of type T: SiLU's cheaper forms for 16-bit types.
+// The epilogue a kernel applies to outputs of type T: SiLU's cheaper form for 16-bit types.
 template <class T, class Epilogue>
 struct EpilogueForData {
   using type = Epilogue;

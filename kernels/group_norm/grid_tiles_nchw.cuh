@@ -124,8 +124,7 @@ __device__ void nchw_normalize(const GridTilesArgs& a, int64_t tile,
       if (u < valid) {
         const float scale = scales[channel.quotient], offset = offsets[channel.quotient];
         channel.advance();
-        // The step's values as one array, so that the epilogue takes them in its groups
-        // (float16 SiLU in pairs; kernels/NOTES.md).
+        // The step's values as one array, then the epilogue on each (apply_epilogue).
         float values[kVec];
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {

@@ -40,7 +40,7 @@ void print(const char* form, const EveryFloatWorst& w) {
 int main() {
   print("float16: the cubic (silu_forms.cuh)",
         silu_worst_over_every_float<__half, SiluCubicEpilogue>(kFloat16Atol, kFloat16Rtol,
-                                                                 kFloat16Overflow));
+                                                               kFloat16Overflow));
   print("float16: tanh.approx.f32 (SiluTanhEpilogue)",
         silu_worst_over_every_float<__half, SiluTanhEpilogue>(kFloat16Atol, kFloat16Rtol,
                                                               kFloat16Overflow));

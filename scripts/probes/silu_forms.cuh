@@ -31,7 +31,6 @@ struct SiluTwoMufuEpilogue {
 };
 // Pairs: the first value by the Newton form, the second by two MUFU operations.
 struct NewtonTwoMufuPairs {
-  static constexpr int kWidth = 2;
   __device__ __forceinline__ void operator()(float (&v)[2]) const {
     v[0] = SiluNewtonEpilogue{}(v[0]);
     v[1] = SiluTwoMufuEpilogue{}(v[1]);

@@ -4,8 +4,7 @@
 // default tolerance, |y - ref| / (atol + rtol |ref|). The epilogue's own error must leave room
 // for the GroupNorm value's error before it, so a form passes at no more than 3/4 of the
 // tolerance; a control off by three unit roundoffs shows that the measurement can fail. Each
-// form is measured twice: over a sweep, through every way a kernel groups its values, and alone
-// over every float32 argument.
+// form is measured over a sweep and over every float32 argument.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <gtest/gtest.h>
@@ -38,43 +37,17 @@ std::vector<float> silu_arguments() {
   for (int k = 0; k < kSweep; ++k) v.push_back(-24.0f + 48.0f * static_cast<float>(k) / kSweep);
   for (float f : {1e5f, -1e5f, 3e38f, -3e38f, 65504.0f, -65504.0f, 70000.0f, -70000.0f})
     v.push_back(f);
-  // NaNs, whose outputs must be NaN and must leave those of the values grouped with them alone.
+  // NaNs, whose outputs must be NaN.
   for (int k = 0; k < 64; ++k) v.push_back(std::nanf(""));
   return v;
 }
 
-// Each argument through every way a kernel applies the epilogue (apply_epilogue passes groups
-// of the epilogue's width, which may take other forms than one value alone): alone (y[4i]), in a
-// group of four values (y[4i + 1]), in a pair (y[4i + 2]) and in a group of eight, a 16-byte
-// vector of 16-bit values (y[4i + 3]).
-constexpr int kOutputsPerArgument = 4;
+// Each argument through the epilogue, scaled as a kernel passes it (its input scale: exact).
 template <class T, class Epilogue>
 __global__ void apply_each(const float* v, T* y, int64_t n) {
   const int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
   if (i >= n) return;
-  const Epilogue epilogue{};
-  // The argument as a kernel passes it: scaled by the epilogue's input scale (exact).
-  constexpr float kScale = kernels::epilogue_input_scale<Epilogue>();
-  const auto arg = [&](int64_t k) { return v[k] * kScale; };
-  // The argument at place i % 4 of a group of four, and at place i % 2 of a pair: every place
-  // of either gets a quarter or half of the arguments; the others are arguments far away (a
-  // group's values must not affect each other's results).
-  const int place4 = static_cast<int>(i % 4), place2 = static_cast<int>(i % 2);
-  const int place8 = static_cast<int>(i % 8);
-  float group[4], pair[2], vector[8];
-#pragma unroll
-  for (int k = 0; k < 4; ++k) group[k] = k == place4 ? arg(i) : arg((i + (k + 1) * (n / 5)) % n);
-#pragma unroll
-  for (int k = 0; k < 2; ++k) pair[k] = k == place2 ? arg(i) : arg((i + n / 3) % n);
-#pragma unroll
-  for (int k = 0; k < 8; ++k) vector[k] = k == place8 ? arg(i) : arg((i + (k + 1) * (n / 11)) % n);
-  kernels::apply_epilogue(epilogue, group);
-  kernels::apply_epilogue(epilogue, pair);
-  kernels::apply_epilogue(epilogue, vector);
-  y[kOutputsPerArgument * i] = static_cast<T>(epilogue(arg(i)));
-  y[kOutputsPerArgument * i + 1] = static_cast<T>(group[place4]);
-  y[kOutputsPerArgument * i + 2] = static_cast<T>(pair[place2]);
-  y[kOutputsPerArgument * i + 3] = static_cast<T>(vector[place8]);
+  y[i] = static_cast<T>(Epilogue{}(v[i] * kernels::epilogue_input_scale<Epilogue>()));
 }
 
 // SiLU off by three float16 unit roundoffs, relative, where |y| < 1024: over rtol (two), so the
@@ -84,27 +57,6 @@ struct SiluOffByThreeUnits {
   __device__ float operator()(float v) const {
     const float y = kernels::SiluEpilogue{}(v);
     return fabsf(y) < 1024.0f ? y * (1.0f + 3.0f / 2048.0f) : y;
-  }
-};
-
-// Exact alone, but the second value of each pair off by three unit roundoffs: the test must read
-// what apply_epilogue gives as well.
-struct SiluPairsOffByThreeUnits {
-  static constexpr int kWidth = 2;
-  __device__ float operator()(float v) const { return kernels::SiluEpilogue{}(v); }
-  __device__ void operator()(float (&v)[2]) const {
-    v[0] = kernels::SiluEpilogue{}(v[0]);
-    v[1] = SiluOffByThreeUnits{}(v[1]);
-  }
-};
-
-// Exact alone and in pairs, but off by three unit roundoffs in a group of eight (a 16-bit
-// vector's values): the test must read that way too.
-struct SiluVectorsOffByThreeUnits {
-  static constexpr int kWidth = 8;
-  __device__ float operator()(float v) const { return kernels::SiluEpilogue{}(v); }
-  __device__ void operator()(float (&v)[8]) const {
-    for (float& value : v) value = SiluOffByThreeUnits{}(value);
   }
 };
 
@@ -125,7 +77,7 @@ template <class T, class Epilogue>
 Worst worst_error(DType dtype, double overflow) {
   const std::vector<float> v = silu_arguments();
   const auto n = static_cast<int64_t>(v.size());
-  const int64_t outputs = kOutputsPerArgument * n;
+  const int64_t outputs = n;
   std::vector<T> y(static_cast<size_t>(outputs));
   float* device_v = nullptr;
   T* device_y = nullptr;
@@ -150,7 +102,7 @@ Worst worst_error(DType dtype, double overflow) {
 
   const Tolerance tolerance = default_tolerance(dtype);
   for (int64_t i = 0; i < outputs; ++i) {
-    const float argument = v[static_cast<size_t>(i / kOutputsPerArgument)];
+    const float argument = v[static_cast<size_t>(i)];
     const double x = argument;
     const double want = x / (1.0 + std::exp(-x));  // -0 where e^-x overflows
     const double got = static_cast<float>(y[static_cast<size_t>(i)]);
@@ -240,22 +192,6 @@ TEST(SiluEpilogueOnGpu, AFormOffByThreeUnitsFailsFloat16) {
   print("float16, off by three units (control)", w);
   EXPECT_GT(w.tolerance_use, 1.0);
   EXPECT_LT(std::fabs(w.want), 1024.0);  // caught where it is off, not at an overflow
-}
-
-TEST(SiluEpilogueOnGpu, APairFormOffByThreeUnitsFailsFloat16) {
-  NORMBENCH_SKIP_WITHOUT_GPU();
-  const Worst w = worst_error<__half, SiluPairsOffByThreeUnits>(DType::float16, kFloat16Overflow);
-  ASSERT_EQ(w.error, "");
-  print("float16, pairs off by three units (control)", w);
-  EXPECT_GT(w.tolerance_use, 1.0);
-}
-
-TEST(SiluEpilogueOnGpu, AVectorFormOffByThreeUnitsFailsFloat16) {
-  NORMBENCH_SKIP_WITHOUT_GPU();
-  const Worst w = worst_error<__half, SiluVectorsOffByThreeUnits>(DType::float16, kFloat16Overflow);
-  ASSERT_EQ(w.error, "");
-  print("float16, vectors off by three units (control)", w);
-  EXPECT_GT(w.tolerance_use, 1.0);
 }
 
 }  // namespace

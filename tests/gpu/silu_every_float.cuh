@@ -53,8 +53,8 @@ __global__ void __launch_bounds__(kEveryFloatThreads)
   constexpr float kScale = kernels::epilogue_input_scale<Epilogue>();
   const uint64_t threads = uint64_t{kEveryFloatBlocks} * kEveryFloatThreads;
   EveryFloatBlockWorst mine{-1.0, 0, 0.0, 0.0};
-  for (uint64_t i = blockIdx.x * uint64_t{kEveryFloatThreads} + threadIdx.x; i < (uint64_t{1} << 32);
-       i += threads) {
+  for (uint64_t i = blockIdx.x * uint64_t{kEveryFloatThreads} + threadIdx.x;
+       i < (uint64_t{1} << 32); i += threads) {
     const auto bits = static_cast<uint32_t>(i);
     const float v = __uint_as_float(bits);
     if (isinf(v)) continue;
@@ -68,7 +68,8 @@ __global__ void __launch_bounds__(kEveryFloatThreads)
   block[threadIdx.x] = mine;
   __syncthreads();
   for (int half = kEveryFloatThreads / 2; half > 0; half /= 2) {
-    if (static_cast<int>(threadIdx.x) < half && block[threadIdx.x + half].use > block[threadIdx.x].use)
+    if (static_cast<int>(threadIdx.x) < half &&
+        block[threadIdx.x + half].use > block[threadIdx.x].use)
       block[threadIdx.x] = block[threadIdx.x + half];
     __syncthreads();
   }
