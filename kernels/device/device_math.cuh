@@ -72,12 +72,12 @@ struct SiluEpilogue {
 // h + h tanh(h) with h = v / 2, which the kernel folds into its scale and offset (kInputScale,
 // epilogue_input_scale: a power of two, so h is exactly v / 2 and costs nothing a value), and
 // tanh.approx.f32, whose result t errs by at most 2^-10.99 |t| (PTX ISA). So y errs by at most
-// |h| 2^-10.99 = 2.44e-4 |v|, and below v = -20 it is 0 (a select, not a branch), off by
-// |v| e^v < 4.2e-8:
-//   bfloat16 (u = 2^-8; atol 4u, rtol 2u): for v >= 0 (y >= h) 2.44e-4 relative, an eighth of u;
-//     for -20 <= v < 0 (y near 0, the tolerance mostly its atol) at most 4.9e-3, a third of it.
-//   float16 (u = 2^-11): for v >= 0 a quarter of u relative; for v < 0 within 3/4 of the atol
-//     (2^-9) only down to v = -5.96, and within the atol only to -7.9. Below that the bound is the
+// |h| 2^-10.99 |t| <= 2.46e-4 |v|, and below v = -20 it is 0 (a select, not a branch), off by
+// |v| e^v < 4.2e-8. For v >= 0, y = h (1 + t) with t >= 0, so the error is at most 2.46e-4 of y.
+//   bfloat16 (u = 2^-8; atol 4u, rtol 2u): for v >= 0 a sixteenth of u relative; for
+//     -20 <= v < 0 (y near 0, the tolerance mostly its atol) at most 4.9e-3, a third of it.
+//   float16 (u = 2^-11): for v >= 0 half of u relative (a quarter of the rtol); for v < 0 within
+//     3/4 of the atol (2^-9) only down to v = -5.96, and within it only to -7.9. Below that the
 //     GPU's, not the documentation's: over every float32 argument the H100 keeps float16 outputs
 //     within 0.50 of the tolerance, their own rounding included (the SiLU GPU test checks every
 //     argument on the device it runs on; kernels/NOTES.md).
@@ -85,7 +85,7 @@ struct SiluEpilogue {
 // where SiLU does not hide behind memory, is bound by issuing instructions and by the MUFU pipe
 // (16 operations a clock an SM on sm_90); float16's earlier exact forms (ex2 and a reciprocal,
 // 1.5 MUFU operations and 7 others a value) ran SD 1.5's 2 x 320 x 64 x 64 GroupNorm + SiLU 6.6-7%
-// over GroupNorm on the H100, and a bounded cubic in e^-|v| (1 MUFU and 5 others) 3.8-4.2%, with
+// over GroupNorm on the H100, and a bounded cubic in e^-|v| (1 MUFU and 5 others) 3.6-4.4%, with
 // only 13% of its outputs correctly rounded (kernels/NOTES.md).
 struct SiluTanhEpilogue {
   static constexpr float kInputScale = 0.5f;
@@ -103,12 +103,23 @@ template <class Epilogue, class = void>
 struct HasInputScale : std::false_type {};
 template <class Epilogue>
 struct HasInputScale<Epilogue, std::void_t<decltype(Epilogue::kInputScale)>> : std::true_type {};
+// Whether f is 2^k: halved or doubled to 1 exactly (no NaN, infinity or zero is).
+__host__ __device__ constexpr bool is_power_of_two(float f) {
+  if (!(f > 0.0f) || f > 3.4e38f) return false;
+  while (f < 1.0f) f *= 2.0f;
+  while (f > 1.0f) f *= 0.5f;
+  return f == 1.0f;
+}
+static_assert(is_power_of_two(0.5f) && is_power_of_two(1.0f) && !is_power_of_two(0.3f) &&
+              !is_power_of_two(0.0f));
 template <class Epilogue>
 __host__ __device__ constexpr float epilogue_input_scale() {
-  if constexpr (HasInputScale<Epilogue>::value)
+  if constexpr (HasInputScale<Epilogue>::value) {
+    static_assert(is_power_of_two(Epilogue::kInputScale), "an exact scale: a power of two");
     return Epilogue::kInputScale;
-  else
+  } else {
     return 1.0f;
+  }
 }
 
 // The epilogue on N values in registers (a vector's, or an unrolled step's).

@@ -79,9 +79,9 @@ __device__ void nchw_statistics(const GridTilesArgs& a, int64_t tile,
   __syncthreads();  // scratch is reused
 }
 
-// y of the tile, through the epilogue (IdentityEpilogue: GroupNorm; SiluEpilogue:
-// group_norm_silu); the group's coefficients are staged in `scratch` (2 * group_channels
-// floats). Called by the whole block (it synchronizes).
+// y of the tile, through the epilogue (IdentityEpilogue: GroupNorm; for group_norm_silu
+// EpilogueFor's SiLU, on the argument times its input scale); the group's coefficients are staged
+// in `scratch` (2 * group_channels floats). Called by the whole block (it synchronizes).
 template <class T, int kVec, class Epilogue>
 __device__ void nchw_normalize(const GridTilesArgs& a, int64_t tile,
                                const typename TileAccess<T, kVec>::Raw* hold, float* scratch,

@@ -1,6 +1,6 @@
 // SiLU's 16-bit forms over every float32 argument (tests/gpu/silu_every_float.cuh): the kernels'
-// tanh.approx.f32 form, whose documented error does not bound float16's tolerance for v between
-// -8.45 and -7.9, on both 16-bit types, and the bounded cubic the kernels took before it
+// tanh.approx.f32 form, whose documented error does not bound float16's tolerance below
+// v = -7.9, on both 16-bit types, and the bounded cubic the kernels took before it
 // (silu_forms.cuh). Prints each form's worst output in units of its type's tolerance. Not part of
 // normbench: a probe for kernels/NOTES.md.
 //

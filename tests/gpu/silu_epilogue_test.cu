@@ -77,12 +77,11 @@ template <class T, class Epilogue>
 Worst worst_error(DType dtype, double overflow) {
   const std::vector<float> v = silu_arguments();
   const auto n = static_cast<int64_t>(v.size());
-  const int64_t outputs = n;
-  std::vector<T> y(static_cast<size_t>(outputs));
+  std::vector<T> y(v.size());
   float* device_v = nullptr;
   T* device_y = nullptr;
   cudaError_t status = cudaMalloc(&device_v, n * sizeof(float));
-  if (status == cudaSuccess) status = cudaMalloc(&device_y, outputs * sizeof(T));
+  if (status == cudaSuccess) status = cudaMalloc(&device_y, n * sizeof(T));
   if (status == cudaSuccess)
     status = cudaMemcpy(device_v, v.data(), n * sizeof(float), cudaMemcpyHostToDevice);
   if (status == cudaSuccess) {
@@ -91,7 +90,7 @@ Worst worst_error(DType dtype, double overflow) {
     status = cudaGetLastError();
   }
   if (status == cudaSuccess)
-    status = cudaMemcpy(y.data(), device_y, outputs * sizeof(T), cudaMemcpyDeviceToHost);
+    status = cudaMemcpy(y.data(), device_y, n * sizeof(T), cudaMemcpyDeviceToHost);
   cudaFree(device_v);
   cudaFree(device_y);
   Worst worst;
@@ -101,20 +100,13 @@ Worst worst_error(DType dtype, double overflow) {
   }
 
   const Tolerance tolerance = default_tolerance(dtype);
-  for (int64_t i = 0; i < outputs; ++i) {
-    const float argument = v[static_cast<size_t>(i)];
-    const double x = argument;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const double x = v[i];
     const double want = x / (1.0 + std::exp(-x));  // -0 where e^-x overflows
-    const double got = static_cast<float>(y[static_cast<size_t>(i)]);
-    double use = 0.0;
-    if (std::isnan(want))
-      use = std::isnan(got) ? 0.0 : INFINITY;
-    else if (std::fabs(want) >= overflow)
-      use = std::isinf(got) && std::signbit(got) == std::signbit(want) ? 0.0 : INFINITY;
-    else
-      use = std::fabs(got - want) / (tolerance.atol + tolerance.rtol * std::fabs(want));
-    if (std::isnan(use)) use = INFINITY;  // a NaN output is the worst there is
-    if (use > worst.tolerance_use) worst = {"", use, argument, got, want};
+    const double got = static_cast<float>(y[i]);
+    const double use =
+        testing::silu_tolerance_use(got, want, tolerance.atol, tolerance.rtol, overflow);
+    if (use > worst.tolerance_use) worst = {"", use, v[i], got, want};
   }
   return worst;
 }

@@ -2,9 +2,9 @@
 // passes on: an infinite input makes its segment's value NaN), on the GPU: each output
 // rounded to T as the kernels store it, against SiLU in float64 computed on the GPU as well, in
 // units of T's tolerance (|y - ref| / (atol + rtol |ref|)). A sweep samples the range; this leaves
-// no argument out, which matters where a form's MUFU results are only bounded by NVIDIA's
-// documentation (ex2, tanh) and where its cancellations depend on the argument's last bits. Used
-// by tests/gpu/silu_epilogue_test.cu and by scripts/probes/silu_every_float.cu.
+// no argument out, which matters where a form's MUFU results are not bounded well enough by
+// NVIDIA's documentation (tanh) and where its cancellations depend on the argument's last bits.
+// Used by tests/gpu/silu_epilogue_test.cu and by scripts/probes/silu_every_float.cu.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -51,10 +51,10 @@ __global__ void __launch_bounds__(kEveryFloatThreads)
     silu_every_float(double atol, double rtol, double overflow, EveryFloatBlockWorst* worst) {
   const Epilogue epilogue{};
   constexpr float kScale = kernels::epilogue_input_scale<Epilogue>();
-  const uint64_t threads = uint64_t{kEveryFloatBlocks} * kEveryFloatThreads;
+  const uint64_t threads = uint64_t{gridDim.x} * blockDim.x;
   EveryFloatBlockWorst mine{-1.0, 0, 0.0, 0.0};
-  for (uint64_t i = blockIdx.x * uint64_t{kEveryFloatThreads} + threadIdx.x;
-       i < (uint64_t{1} << 32); i += threads) {
+  for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < (uint64_t{1} << 32);
+       i += threads) {
     const auto bits = static_cast<uint32_t>(i);
     const float v = __uint_as_float(bits);
     if (isinf(v)) continue;
