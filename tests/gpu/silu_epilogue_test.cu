@@ -1,5 +1,6 @@
-// SiLU's epilogues for 16-bit outputs against float64 over the range of their output type, on the
-// GPU (their MUFU operations exist only there, and their actual errors are the device's). Each
+// SiLU's epilogues for 16-bit outputs (and float32's, over every argument) against float64 over the
+// range of their output type, on the GPU (their MUFU operations exist only there, and their actual
+// errors are the device's). Each
 // output is rounded to its type as the kernels store it and measured in units of that type's
 // default tolerance, |y - ref| / (atol + rtol |ref|). The epilogue's own error must leave room
 // for the GroupNorm value's error before it, so a form passes at no more than 3/4 of the
@@ -63,6 +64,7 @@ struct SiluOffByThreeUnits {
 // The smallest magnitude that rounds to infinity: the largest finite value plus half its ulp.
 constexpr double kFloat16Overflow = 65504.0 + 16.0;
 constexpr double kBfloat16Overflow = 3.3895313892515355e38 + 0x1p119;
+constexpr double kFloat32Overflow = 3.4028234663852886e38 + 0x1p103;
 
 struct Worst {
   std::string error;         // a CUDA call that failed, else empty
@@ -164,6 +166,16 @@ TEST(SiluEpilogueOnGpu, Bfloat16FormStaysWithinThreeQuartersOfTheToleranceForEve
           DType::bfloat16, kBfloat16Overflow);
   ASSERT_EQ(w.error, "");
   print("bfloat16, every float", w);
+  EXPECT_LE(w.tolerance_use, 0.75);
+}
+
+// float32 outputs take SiluEpilogue itself (__expf and __fdividef), against float32's 1e-5.
+TEST(SiluEpilogueOnGpu, Float32FormStaysWithinThreeQuartersOfTheToleranceForEveryFloat) {
+  NORMBENCH_SKIP_WITHOUT_GPU();
+  const Worst w = worst_over_every_float<float, kernels::EpilogueFor<float, kernels::SiluEpilogue>>(
+      DType::float32, kFloat32Overflow);
+  ASSERT_EQ(w.error, "");
+  print("float32, every float", w);
   EXPECT_LE(w.tolerance_use, 0.75);
 }
 
