@@ -1,11 +1,10 @@
 // SiLU's epilogues for 16-bit outputs (and float32's, over every argument) against float64 over the
 // range of their output type, on the GPU (their MUFU operations exist only there, and their actual
-// errors are the device's). Each
-// output is rounded to its type as the kernels store it and measured in units of that type's
-// default tolerance, |y - ref| / (atol + rtol |ref|). The epilogue's own error must leave room
-// for the GroupNorm value's error before it, so a form passes at no more than 3/4 of the
-// tolerance; a control off by three unit roundoffs shows that the measurement can fail. Each
-// form is measured over a sweep and over every float32 argument.
+// errors are the device's). Each output is rounded to its type as the kernels store it and
+// measured in units of that type's default tolerance, |y - ref| / (atol + rtol |ref|). The
+// epilogue's own error must leave room for the GroupNorm value's error before it, so a form passes
+// at no more than 3/4 of the tolerance; a control off by three unit roundoffs shows that the
+// measurement can fail. Each form is measured over a sweep and over every float32 argument.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <gtest/gtest.h>
