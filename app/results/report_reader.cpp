@@ -208,6 +208,14 @@ LoadedKernel read_kernel(const CheckedJson& k) {
   return r;
 }
 
+// A report's or a device's copy bandwidth (null where it was not measured).
+std::optional<double> read_copy_gb_per_s(const CheckedJson& parent) {
+  if (!present(parent, "copy_bandwidth")) return std::nullopt;
+  const CheckedJson copy = parent.at("copy_bandwidth");
+  expect_object(copy, "null or a copy_bandwidth object");
+  return copy.at("gb_per_s").as_number_in(kLeastCopyGbPerS, kMostCopyGbPerS);
+}
+
 std::optional<LatencyFloorMs> read_latency_floor(const CheckedJson& parent) {
   if (!present(parent, "latency_floor")) return std::nullopt;
   const CheckedJson f = parent.at("latency_floor");
@@ -221,11 +229,7 @@ LoadedDevice read_device(const CheckedJson& d) {
   LoadedDevice r;
   r.index = static_cast<int>(d.at("index").as_int(0, INT32_MAX));
   r.name = d.at("name").as_string();
-  if (present(d, "copy_bandwidth")) {
-    const CheckedJson copy = d.at("copy_bandwidth");
-    expect_object(copy, "null or a copy_bandwidth object");
-    r.copy_gb_per_s = copy.at("gb_per_s").as_number_in(kLeastCopyGbPerS, kMostCopyGbPerS);
-  }
+  r.copy_gb_per_s = read_copy_gb_per_s(d);
   r.latency_floor = read_latency_floor(d);
   if (present(d, "shard")) r.shard = static_cast<int>(d.at("shard").as_int(1, kMaxShards));
   if (present(d, "activity_trace")) {
@@ -382,11 +386,7 @@ ReportHeader read_header(const CheckedJson& root, const std::string& path) {
     expect_object(device, "null or a device object");
     h.device_name = device.at("name").as_string();
   }
-  if (present(root, "copy_bandwidth")) {
-    const CheckedJson copy = root.at("copy_bandwidth");
-    expect_object(copy, "null or a copy_bandwidth object");
-    h.copy_gb_per_s = copy.at("gb_per_s").as_number_in(kLeastCopyGbPerS, kMostCopyGbPerS);
-  }
+  h.copy_gb_per_s = read_copy_gb_per_s(root);
   h.latency_floor = read_latency_floor(root);
   h.aborted = optional_string(root, "aborted");
   if (present(root, "devices")) {

@@ -122,6 +122,17 @@ __host__ __device__ constexpr float epilogue_input_scale() {
   }
 }
 
+// A kernel's per-channel scale and offset (y = x scale + offset) times the epilogue's input
+// scale, once a channel, so that the epilogue gets its argument scaled at no cost a value.
+template <class Epilogue>
+__device__ __forceinline__ void fold_input_scale(float& scale, float& offset) {
+  constexpr float kInputScale = epilogue_input_scale<Epilogue>();
+  if constexpr (kInputScale != 1.0f) {
+    scale *= kInputScale;
+    offset *= kInputScale;
+  }
+}
+
 // The epilogue on N values in registers (a vector's, or an unrolled step's).
 template <class Epilogue, int N>
 __device__ __forceinline__ void apply_epilogue(const Epilogue& epilogue, float (&v)[N]) {

@@ -223,7 +223,6 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
                             Epilogue epilogue) {
   using V = RawVector<T>;
   constexpr int E = V::kCount;
-  constexpr float kInputScale = epilogue_input_scale<Epilogue>();
   const int64_t n = g.samples - 1 - blockIdx.y;
   const int64_t block = gridDim.x - 1 - blockIdx.x;
   const int64_t first_tile = block * g.rounds;
@@ -242,8 +241,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
 #pragma unroll
       for (int e = 0; e < E; ++e) {
         k[e] = __ldg(coefficients + n * g.channels + t.column * E + e);
-        k[e].x *= kInputScale;  // the epilogue's argument, exactly (a power of two)
-        k[e].y *= kInputScale;
+        fold_input_scale<Epilogue>(k[e].x, k[e].y);
       }
     }
 #pragma unroll

@@ -467,7 +467,6 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
   // tolerance. For 16-bit outputs that error is far below their rounding, and the fold saves
   // an instruction an element (as grid_tiles).
   constexpr bool kShifted = std::is_same_v<T, float>;
-  constexpr float kInputScale = epilogue_input_scale<Epilogue>();
   raw_weight.unpack(static_cast<const P*>(a.weight), weight, 1.0f);
   raw_bias.unpack(static_cast<const P*>(a.bias), bias, 0.0f);
   float scale[E], offset[E];
@@ -477,10 +476,7 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
     scale[e] = c.y * weight[e];
     offset[e] = fmaf(-c.x, scale[e], bias[e]);
     if constexpr (!kShifted) offset[e] = fmaf(-shift[e], scale[e], offset[e]);
-    if constexpr (kInputScale != 1.0f) {  // the epilogue's argument, exactly (a power of two)
-      scale[e] *= kInputScale;
-      offset[e] *= kInputScale;
-    }
+    fold_input_scale<Epilogue>(scale[e], offset[e]);
   }
   const auto output = [&](const V& vector) {
     float e_values[E];

@@ -124,7 +124,6 @@ __device__ void channels_last_normalize(const GridTilesArgs& a, int64_t tile,
                                         const typename TileAccess<T, kVec>::Raw* hold, int it) {
   using Access = TileAccess<T, kVec>;
   constexpr bool kShifted = std::is_same_v<T, float>;
-  constexpr float kInputScale = epilogue_input_scale<Epilogue>();
   const Epilogue epilogue{};
   const GridTilesGeometry& g = a.geo;
   const ChannelsLastTile t(g, tile, kVec);
@@ -139,13 +138,8 @@ __device__ void channels_last_normalize(const GridTilesArgs& a, int64_t tile,
     load_coefficients<kVec>(a.scale + c0, scale);
     load_coefficients<kVec>(a.offset + c0, offset);
     if constexpr (kShifted) load_coefficients<kVec>(a.shift + c0, shift);
-    if constexpr (kInputScale != 1.0f) {  // the epilogue's argument, exactly (a power of two)
 #pragma unroll
-      for (int e = 0; e < kVec; ++e) {
-        scale[e] *= kInputScale;
-        offset[e] *= kInputScale;
-      }
-    }
+    for (int e = 0; e < kVec; ++e) fold_input_scale<Epilogue>(scale[e], offset[e]);
     for (int row = t.lane_row; row < t.rows; row += g.row_lanes * kGridTilesUnroll) {
       const int valid = min(kGridTilesUnroll, (t.rows - 1 - row) / g.row_lanes + 1);
       const int at = row * t.channels + col * kVec;

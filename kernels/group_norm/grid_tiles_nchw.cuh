@@ -97,9 +97,10 @@ __device__ void nchw_normalize(const GridTilesArgs& a, int64_t tile,
   float* scales = scratch;
   float* offsets = scratch + g.group_channels;
   for (int64_t k = threadIdx.x; k < g.group_channels; k += kGridTilesThreads) {
-    // Times the epilogue's input scale: its argument, exactly (a power of two).
-    scales[k] = __ldcg(a.scale + c0 + k) * epilogue_input_scale<Epilogue>();
-    offsets[k] = __ldcg(a.offset + c0 + k) * epilogue_input_scale<Epilogue>();
+    float scale = __ldcg(a.scale + c0 + k), offset = __ldcg(a.offset + c0 + k);
+    fold_input_scale<Epilogue>(scale, offset);
+    scales[k] = scale;
+    offsets[k] = offset;
   }
   const float shift = kShifted ? __ldcg(a.shift + c0) : 0.0f;
   __syncthreads();

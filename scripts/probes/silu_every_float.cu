@@ -19,12 +19,12 @@ namespace {
 using normbench::kernels::SiluTanhEpilogue;
 using normbench::probes::SiluCubicEpilogue;
 using normbench::testing::EveryFloatWorst;
+using normbench::testing::kBfloat16Overflow;
+using normbench::testing::kFloat16Overflow;
 using normbench::testing::silu_worst_over_every_float;
 
 constexpr double kFloat16Atol = 0x1p-9, kFloat16Rtol = 0x1p-10;
 constexpr double kBfloat16Atol = 0x1p-6, kBfloat16Rtol = 0x1p-7;
-constexpr double kFloat16Overflow = 65504.0 + 16.0;
-constexpr double kBfloat16Overflow = 3.3895313892515355e38 + 0x1p119;
 
 void print(const char* form, const EveryFloatWorst& w) {
   if (!w.error.empty()) {

@@ -60,10 +60,9 @@ struct SiluOffByThreeUnits {
   }
 };
 
-// The smallest magnitude that rounds to infinity: the largest finite value plus half its ulp.
-constexpr double kFloat16Overflow = 65504.0 + 16.0;
-constexpr double kBfloat16Overflow = 3.3895313892515355e38 + 0x1p119;
-constexpr double kFloat32Overflow = 3.4028234663852886e38 + 0x1p103;
+using testing::kBfloat16Overflow;
+using testing::kFloat16Overflow;
+using testing::kFloat32Overflow;
 
 struct Worst {
   std::string error;         // a CUDA call that failed, else empty

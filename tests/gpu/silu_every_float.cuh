@@ -33,6 +33,12 @@ struct EveryFloatBlockWorst {
   double got, want;
 };
 
+// The smallest magnitude that rounds to each output type's infinity: its largest finite value
+// plus half its ulp there.
+constexpr double kFloat16Overflow = 65504.0 + 16.0;
+constexpr double kBfloat16Overflow = 3.3895313892515355e38 + 0x1p119;
+constexpr double kFloat32Overflow = 3.4028234663852886e38 + 0x1p103;
+
 constexpr int kEveryFloatThreads = 256;
 constexpr int kEveryFloatBlocks = 4096;
 
