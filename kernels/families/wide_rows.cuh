@@ -18,7 +18,8 @@
 //              guarded; zero-centered or shifted);
 //   tail       the last rows prefetched into L2 by earlier blocks (kWideRowsPrefetchTail);
 //   output     weight and bias through the read-only path (every row re-reads them: they stay
-//              in L1/L2), after the statistics or before them (WideRowsHints), y rounded once.
+//              in L1/L2), after the statistics or before them (WideRowsHints; the four-block
+//              form's early weight by cp.async into shared memory), y rounded once.
 // A grid of one block per row (no grid-stride loop: the next row's loads never wait behind
 // this row's stores), each block done after one row.
 //
@@ -31,6 +32,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "kernels/device/async_copy.cuh"
 #include "kernels/device/device_math.cuh"
 #include "kernels/device/element_types.cuh"
 #include "kernels/device/raw_vectors.cuh"
@@ -213,10 +215,21 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
 
   static_assert((kHints & kWideRowsParamsFirst) == 0 || (kHints & kWideRowsEarlyParams) != 0,
                 "the parameters first are early parameters");
-  RawParams<kCount, P> early_weight[(kHints & kWideRowsEarlyParams) ? kVectors : 1];
-  RawParams<kCount, P> early_bias[(kHints & kWideRowsEarlyParams) ? kVectors : 1];
+  // The four-block form leaves 32 registers a thread: there RMSNorm's and add_rms_norm's early
+  // weight waits in shared memory, copied by cp.async (through L1, which the SM's four blocks
+  // share) right after x's loads, instead of in registers. On the H100 that took RMSNorm 512 x
+  // 8192 warm 0.26-0.29 us less device time (4.5 -> 4.2) in two A/B calls, the other four-block
+  // problems the same within 0.05-0.15 us; copies of every form's parameters were slower
+  // elsewhere, LayerNorm's most (kernels/NOTES.md).
+  constexpr bool kEarlyShared = (kHints & kWideRowsEarlyParams) != 0 &&
+                                (kHints & kWideRowsFourBlocks) != 0 && kNorm != Norm::centered &&
+                                sizeof(T) == 2 && sizeof(P) == 2;
+  constexpr bool kEarlyRegisters = (kHints & kWideRowsEarlyParams) != 0 && !kEarlyShared;
+  __shared__ uint4 shared_weight[kEarlyShared ? kWideRowsMaxThreads * kVectors : 1];
+  RawParams<kCount, P> early_weight[kEarlyRegisters ? kVectors : 1];
+  RawParams<kCount, P> early_bias[kEarlyRegisters ? kVectors : 1];
   auto load_early_params = [&] {
-    if constexpr ((kHints & kWideRowsEarlyParams) != 0) {
+    if constexpr (kEarlyRegisters) {
 #pragma unroll
       for (int j = 0; j < kVectors; ++j) {
         if (outside(j)) continue;
@@ -238,6 +251,17 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
   for (int j = 0; j < kVectors; ++j)
     v[j].raw = !outside(j) ? load(t.x + row_start + int64_t{vector_index(j)} * kCount).raw
                            : make_uint4(0, 0, 0, 0);
+
+  if constexpr (kEarlyShared) {  // this thread's vectors of the weight, in the background
+    if (t.weight) {
+#pragma unroll
+      for (int j = 0; j < kVectors; ++j)
+        if (!outside(j))
+          copy_async16_cached(&shared_weight[vector_index(j)],
+                              t.weight + int64_t{vector_index(j)} * kCount);
+    }
+    commit_copies();
+  }
 
   if constexpr ((kHints & kWideRowsPrefetchTail) != 0) {
     const int64_t row_bytes = int64_t{row_vectors} * 16;
@@ -345,6 +369,7 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
   }
   const float rstd = rsqrtf(mean_square + eps);
 
+  if constexpr (kEarlyShared) wait_copies<0>();  // this thread's own copies: no barrier
   const auto write_outputs = [&](float out_shift) {
 #pragma unroll
     for (int j = 0; j < kVectors; ++j) {
@@ -352,7 +377,11 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
       const int64_t pos = int64_t{vector_index(j)} * kCount;
       float e[kCount], w[kCount], b[kCount];
       v[j].unpack(e);
-      if constexpr ((kHints & kWideRowsEarlyParams) != 0) {
+      if constexpr (kEarlyShared) {
+        RawParams<kCount, P> shared;
+        shared.raw[0] = shared_weight[vector_index(j)];
+        shared.unpack(t.weight, w, 1.0f);
+      } else if constexpr (kEarlyRegisters) {
         early_weight[j].unpack(t.weight, w, 1.0f);
         if constexpr (kNorm == Norm::centered) early_bias[j].unpack(t.bias, b, 0.0f);
       } else {
