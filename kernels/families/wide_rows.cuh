@@ -219,7 +219,7 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
   // weight waits in shared memory, copied by cp.async (through L1, which the SM's four blocks
   // share) right after x's loads, instead of in registers. On the H100 that took RMSNorm 512 x
   // 8192 warm 0.26-0.29 us less device time (4.5 -> 4.2) in two A/B calls, the other four-block
-  // problems the same within 0.05-0.15 us; copies of every form's parameters were slower
+  // problems the same or up to 0.15 us faster; copies of every form's parameters were slower
   // elsewhere, LayerNorm's most (kernels/NOTES.md).
   constexpr bool kEarlyShared = (kHints & kWideRowsEarlyParams) != 0 &&
                                 (kHints & kWideRowsFourBlocks) != 0 && kNorm != Norm::centered &&
