@@ -6,16 +6,17 @@
 
 namespace normbench::kernels {
 
-// Copies 16 bytes, bypassing L1 (.cg).
-__device__ __forceinline__ void copy_async16(float4* smem, const float4* global) {
+// Copies 16 bytes, bypassing L1 (.cg), or with kThroughL1 through it (.ca): blocks of an SM
+// that copy the same bytes then find them there.
+template <bool kThroughL1 = false>
+__device__ __forceinline__ void copy_async16(void* smem, const void* global) {
   const auto address = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(address), "l"(global) : "memory");
-}
-
-// Copies 16 bytes through L1 (.ca): blocks of an SM that copy the same bytes find them there.
-__device__ __forceinline__ void copy_async16_cached(void* smem, const void* global) {
-  const auto address = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(address), "l"(global) : "memory");
+  if constexpr (kThroughL1)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(address), "l"(global)
+                 : "memory");
+  else
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(address), "l"(global)
+                 : "memory");
 }
 
 // Closes this thread's current group of copies.

@@ -257,8 +257,8 @@ __global__ void __launch_bounds__(kVectors == kWideRowsFewVectors ? kWideRowsMax
 #pragma unroll
       for (int j = 0; j < kVectors; ++j)
         if (!outside(j))
-          copy_async16_cached(&shared_weight[vector_index(j)],
-                              t.weight + int64_t{vector_index(j)} * kCount);
+          copy_async16<true>(&shared_weight[vector_index(j)],
+                             t.weight + int64_t{vector_index(j)} * kCount);
     }
     commit_copies();
   }
