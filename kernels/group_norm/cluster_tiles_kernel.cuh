@@ -9,9 +9,7 @@
 //   statistics per channel in float, sums of (x - shift) and (x - shift)^2 with shift = the
 //              group's element at position 0, the same for every block of the cluster (what
 //              keeps float32 data such as 1000 + N(0,1) at its tolerance); the block adds
-//              its threads' sums per channel, then per group, in fixed orders (the grid's
-//              kernel, where groups are wide: each thread's into its groups' in registers,
-//              then the threads' by teams of lanes);
+//              its threads' sums per channel, then per group, in fixed orders;
 //   exchange   the block writes its partial of each group into every block's shared memory
 //              (a slot per rank), a cluster barrier, then each block adds the partials of its
 //              groups from its own slots in a fixed order (merge_cluster_partials; in double
@@ -76,9 +74,6 @@ struct ClusterTilesArgs {
   double inverse_count;  // 1 / (spatial * group_channels): a group's element count
   // kGrid: [samples * chunks][chunk_groups][cluster] partials, written before the grid barrier.
   float2* exchange;
-  // kGrid: the threads' sums folded into their groups' (ClusterTilesPlan::fold_thread_sums).
-  bool fold_thread_sums;
-  float inverse_row_lanes;  // small_quotient_inverse(row_lanes)
 };
 
 __device__ __forceinline__ void cluster_arrive() {
@@ -242,74 +237,6 @@ __device__ __forceinline__ void merge_cluster_partials(const ClusterTilesArgs& a
   }
 }
 
-// The block's partial of each group from the threads' folded sums (`folded`: a float4 a thread,
-// thread = lane * column_vectors + column, its first group's (sum, squares), then its second's),
-// stored into the workspace at `slots`: a team of 1 << kTeamBits lanes a group (merge_team_bits)
-// adds the group's entries, (lane, column) for each of its columns, in a fixed order, all of a
-// lane's loads of a round issued before it adds any, then the team's shuffle levels. Where a
-// group spans many columns, one lane adding the group's channels one after another was the
-// longest chain before the grid barrier (40 channels a group, 2 x 1280 x 16 x 16).
-template <int E, int kTeamBits>
-__device__ __forceinline__ void fold_team_partials(const ClusterTilesArgs& a, const float2* folded,
-                                                   float2* slots, int rank) {
-  constexpr int kTeam = 1 << kTeamBits;
-  constexpr int kLoads = 4;
-  const int teams = static_cast<int>(blockDim.x) >> kTeamBits;
-  const int member = static_cast<int>(threadIdx.x) & (kTeam - 1);
-  const int warp_team = (static_cast<int>(threadIdx.x) & ~31) >> kTeamBits;
-  for (int first = 0; first < a.chunk_groups; first += teams) {
-    if (first + warp_team >= a.chunk_groups) break;
-    const int g = first + (static_cast<int>(threadIdx.x) >> kTeamBits);
-    const bool active = g < a.chunk_groups;
-    const int begin = g * a.group_channels;  // the group's first channel in the chunk
-    const int first_column = begin / E;
-    const int last_column = (begin + a.group_channels - 1) / E;
-    const int n = active ? (last_column - first_column + 1) * a.row_lanes : 0;
-    float sum = 0.0f, squares = 0.0f;
-    for (int k0 = member; k0 < n; k0 += kLoads * kTeam) {
-      float2 s[kLoads];
-#pragma unroll
-      for (int i = 0; i < kLoads; ++i) {
-        const int k = k0 + i * kTeam;
-        const int cc = small_quotient(k, a.inverse_row_lanes);
-        const int l = k - cc * a.row_lanes;
-        const int c = first_column + cc;
-        const int slot = c * E >= begin ? 0 : 1;  // the column's second group: g begins in it
-        s[i] = k < n ? folded[(l * a.column_vectors + c) * 2 + slot] : make_float2(0.0f, 0.0f);
-      }
-#pragma unroll
-      for (int i = 0; i < kLoads; ++i) {
-        sum += s[i].x;
-        squares += s[i].y;
-      }
-    }
-#pragma unroll
-    for (int offset = kTeam / 2; offset > 0; offset /= 2) {
-      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-      squares += __shfl_xor_sync(0xffffffffu, squares, offset);
-    }
-    if (active && member == 0) __stcg(slots + g * a.cluster + rank, make_float2(sum, squares));
-  }
-}
-template <int E>
-__device__ __forceinline__ void fold_block_partials(const ClusterTilesArgs& a, const float2* folded,
-                                                    float2* slots, int rank) {
-  switch (merge_team_bits(a.chunk_groups)) {
-    case 5:
-      return fold_team_partials<E, 5>(a, folded, slots, rank);
-    case 4:
-      return fold_team_partials<E, 4>(a, folded, slots, rank);
-    case 3:
-      return fold_team_partials<E, 3>(a, folded, slots, rank);
-    case 2:
-      return fold_team_partials<E, 2>(a, folded, slots, rank);
-    case 1:
-      return fold_team_partials<E, 1>(a, folded, slots, rank);
-    default:
-      return fold_team_partials<E, 0>(a, folded, slots, rank);
-  }
-}
-
 // The kernels' body: a thread's vectors 0..kVectors-1 in registers, kVectors..kVectors+kShared-1
 // in shared memory (bulk copies, no registers in flight). kGrid: `cluster` is the number of
 // blocks that share a chunk, anywhere in the grid.
@@ -457,51 +384,26 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
       if (holds(kVectors + j)) accumulate(shared_vector(j));
     }
   }
-  // The block's sums: a pass a channel over the lanes, then one lane a group over its channels
-  // (below), or where groups are wide (the plan's fold_thread_sums) each thread's sums added
-  // into its groups' in registers and the threads' by teams (fold_block_partials).
-  const bool fold = kGrid && a.fold_thread_sums;
-  if (fold) {
-    // A thread's E channels lie in at most two groups (the plan folds only groups of 4E
-    // channels or more): the first group's (sum, squares), then the second's, one float4.
-    const int g0 = small_quotient(channel, a.inverse_group_channels);
-    const int first_count = (g0 + 1) * a.group_channels - channel;
-    float4 f = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if (lane < a.row_lanes) {  // the threads past the last lane hold nothing
 #pragma unroll
-    for (int e = 0; e < E; ++e) {
-      if (e < first_count) {
-        f.x += sum[e];
-        f.y += squares[e];
-      } else {
-        f.z += sum[e];
-        f.w += squares[e];
-      }
-    }
-    reinterpret_cast<float4*>(thread_sums)[threadIdx.x] = f;
-    __syncthreads();
-  } else {
-    if (lane < a.row_lanes) {  // the threads past the last lane hold nothing
-#pragma unroll
-      for (int e = 0; e < E; ++e)
-        thread_sums[lane * a.chunk_channels + e * a.column_vectors +
-                    column] =  // entry(channel + e)
-            make_float2(sum[e], squares[e]);
-    }
-    __syncthreads();
-
-    // Per channel over the lanes, then per group over its channels, in fixed orders: lane r's
-    // sums of the channel at entry i are at r * K + i.
-    for (int i = threadIdx.x; i < a.chunk_channels; i += blockDim.x) {
-      float2 total = make_float2(0.0f, 0.0f);
-      for (int r = 0; r < a.row_lanes; ++r) {
-        const float2 s = thread_sums[r * a.chunk_channels + i];
-        total.x += s.x;
-        total.y += s.y;
-      }
-      channel_sums[i] = total;
-    }
-    __syncthreads();
+    for (int e = 0; e < E; ++e)
+      thread_sums[lane * a.chunk_channels + e * a.column_vectors + column] =  // entry(channel + e)
+          make_float2(sum[e], squares[e]);
   }
+  __syncthreads();
+
+  // Per channel over the lanes, then per group over its channels, in fixed orders: lane r's
+  // sums of the channel at entry i are at r * K + i.
+  for (int i = threadIdx.x; i < a.chunk_channels; i += blockDim.x) {
+    float2 total = make_float2(0.0f, 0.0f);
+    for (int r = 0; r < a.row_lanes; ++r) {
+      const float2 s = thread_sums[r * a.chunk_channels + i];
+      total.x += s.x;
+      total.y += s.y;
+    }
+    channel_sums[i] = total;
+  }
+  __syncthreads();
   const auto group_total = [&](int g) {
     float2 total = make_float2(0.0f, 0.0f);
     for (int c = g * a.group_channels; c < (g + 1) * a.group_channels; ++c) {
@@ -516,12 +418,8 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
   if constexpr (kGrid) {
     const int64_t chunk_index = sample * a.chunks + chunk;
     float2* slots = a.exchange + chunk_index * a.chunk_groups * a.cluster;
-    if (fold) {
-      fold_block_partials<E>(a, reinterpret_cast<const float2*>(thread_sums), slots, rank);
-    } else {
-      for (int g = threadIdx.x; g < a.chunk_groups; g += blockDim.x)
-        __stcg(slots + g * a.cluster + rank, group_total(g));
-    }
+    for (int g = threadIdx.x; g < a.chunk_groups; g += blockDim.x)
+      __stcg(slots + g * a.cluster + rank, group_total(g));
     load_affine();
     cooperative_groups::this_grid().sync();
     if constexpr (kShared == 0) {

@@ -116,9 +116,7 @@ KernelPlan plan_cluster_tiles_variant(const ProblemShape& p, const DeviceCaps& d
                              tiles.positions_per_block,
                              static_cast<float>(p.eps),
                              1.0 / (static_cast<double>(p.spatial) * (p.channels / p.groups)),
-                             static_cast<float2*>(args.workspace),
-                             tiles.fold_thread_sums,
-                             small_quotient_inverse(tiles.row_lanes)};
+                             static_cast<float2*>(args.workspace)};
     return with_element_types(p, [&](auto data, auto param) {
       using T = typename decltype(data)::type;
       using P = typename decltype(param)::type;

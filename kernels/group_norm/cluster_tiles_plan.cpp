@@ -198,13 +198,9 @@ ClusterTilesPlan plan_grid_registers(const ProblemShape& p, int sm_count) {
     if (!found || better(plan, best)) best = plan;
     found = true;
   });
-  if (!found) {
+  if (!found)
     best.unsupported = "x does not fit the registers and shared memory of one wave of the grid (" +
                        std::to_string(sm_count) + " SMs)";
-    return best;
-  }
-  best.fold_thread_sums =
-      p.channels / p.groups * dtype_bytes(p.dtype) >= kGridRegistersFoldGroupBytes;
   return best;
 }
 

@@ -48,14 +48,6 @@ constexpr int64_t kClusterTilesNarrowChunkBytes = 160;
 constexpr int kClusterTilesMaxCluster = 16;
 // The grid is cluster x chunks a sample x samples blocks: CUDA's limit on the last two.
 constexpr int64_t kClusterTilesMaxGridExtent = 65535;
-// group_norm.grid_registers adds each thread's channel sums into its groups' in registers and
-// the block's threads' by teams of lanes (fold_block_partials), instead of a pass a channel over
-// the lanes and one lane a group over its channels, where a group's channels span at least this
-// many bytes of a row (four 16-byte vectors): on the H100 2 x 1280 x 16 x 16 float16 (40
-// channels a group) took 7.58-7.65 us so against 7.78-7.90; at 20 channels a group the same, at
-// 10 (SDXL's 2 x 320 x 128 x 128) 0.1 us slower (kernels/NOTES.md).
-constexpr int64_t kGridRegistersFoldGroupBytes = 64;
-
 // group_norm.grid_registers beyond 16 vectors a thread: 12 in registers and 8 or 16 more in
 // shared memory (x of up to 30 MB held on an H100's 132 SMs), in chunks of whole rows only, so
 // that each slab of a block's shared vectors is contiguous in x and lands by one bulk copy (on
@@ -85,8 +77,6 @@ struct ClusterTilesPlan {
   double estimated_us = 0;     // of the cost model that chose this plan
   bool grid_barrier = false;   // the chunk's blocks meet through the workspace, not a cluster
   size_t workspace_bytes = 0;  // grid_barrier: a float2 partial per block and group of a chunk
-  // grid_barrier: groups of kGridRegistersFoldGroupBytes or more, folded in registers
-  bool fold_thread_sums = false;
 };
 
 // The kernel's shared memory beyond ClusterTilesPlan::shared_bytes: each channel's float2 totals

@@ -192,27 +192,6 @@ TEST(GridRegistersPlan, TakesTheMeasuredCutsOfTheUnetShapes) {
   EXPECT_EQ(odd.chunk_groups * odd.cluster % 2, 1);
 }
 
-TEST(GridRegistersPlan, FoldsThreadSumsWhereGroupsSpanFourVectors) {
-  // Measured on the H100 (kernels/NOTES.md): faster with 40 float16 channels a group, the same
-  // with 20, slower with 10.
-  const auto fold = [](std::vector<int64_t> shape, int64_t groups, DType dtype) {
-    const ClusterTilesPlan plan =
-        plan_grid_registers(channels_last(std::move(shape), groups, dtype), 132);
-    EXPECT_TRUE(plan.unsupported.empty()) << plan.unsupported;
-    return plan.fold_thread_sums;
-  };
-  EXPECT_TRUE(fold({2, 1280, 16, 16}, 32, DType::float16));
-  EXPECT_TRUE(fold({2, 1024, 16, 16}, 32, DType::bfloat16));  // 32 channels: 64 bytes
-  EXPECT_FALSE(fold({2, 960, 16, 16}, 32, DType::bfloat16));  // 30
-  EXPECT_FALSE(fold({2, 640, 32, 32}, 32, DType::float16));
-  EXPECT_FALSE(fold({2, 320, 128, 128}, 32, DType::float16));
-  EXPECT_TRUE(fold({2, 256, 16, 16}, 16, DType::float32));  // 16 float32 channels: 64 bytes
-  EXPECT_FALSE(fold({2, 256, 16, 16}, 32, DType::float32));
-  // The cluster kernel keeps its pass a channel.
-  EXPECT_FALSE(plan_cluster_tiles(channels_last({2, 1280, 16, 16}, 32, DType::float16), 132)
-                   .fold_thread_sums);
-}
-
 TEST(GridRegistersPlan, DeclinesNchwUnalignedRowsAndMoreThanTheChipHolds) {
   EXPECT_NE(
       plan_grid_registers(channels_last({2, 320, 8, 8}, 32, DType::float16, Layout::nchw), 132)
