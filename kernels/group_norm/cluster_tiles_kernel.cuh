@@ -179,6 +179,9 @@ __device__ __forceinline__ void merge_team_partials(const ClusterTilesArgs& a,
     }
   }
 }
+// The shared-vector kernels' fixed team width (below, where they merge).
+constexpr int kSharedMergeTeamBits = 3;
+
 template <int kLoads, class Sum, class Partial, class Entry>
 __device__ __forceinline__ void merge_group_partials(const ClusterTilesArgs& a,
                                                      const Partial& partial, const Entry& entry,
@@ -432,6 +435,11 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
       // by 16-byte async copies from the 16-byte boundary at or below them: one round trip
       // for all, no registers held across it. On the H100 SDXL's float16 took 0.1-0.2 us less
       // so than with its teams' loads from L2, one round trip as well (kernels/NOTES.md).
+      // Their teams are 8 lanes wide, fixed: merge_group_partials' switch over widths jumped
+      // through a table into code not yet fetched, after the barrier, and six widths' code made
+      // the kernel larger. SDXL's float16 (32 groups, teams of 8 by merge_team_bits too) took
+      // 0.04-0.13 us less device time and 0.25-0.35 us less event time so on the H100, in
+      // builds with and without (kernels/NOTES.md). Every block still adds in one order.
       const auto start = reinterpret_cast<uintptr_t>(slots);
       const auto* from = reinterpret_cast<const float4*>(start & ~uintptr_t{15});
       const int lead = static_cast<int>((start & 15) / sizeof(float2));  // 0 or 1
@@ -442,7 +450,7 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
       wait_copies<0>();
       __syncthreads();
       const float2* partials = reinterpret_cast<const float2*>(staged) + lead;
-      merge_group_partials<12, MergeSum>(
+      merge_team_partials<kSharedMergeTeamBits, 12, MergeSum>(
           a, [&](int g, int r) { return partials[g * a.cluster + r]; }, entry, channel_sums);
     }
   } else {
