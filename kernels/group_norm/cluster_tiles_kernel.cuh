@@ -438,8 +438,8 @@ __device__ __forceinline__ void cluster_tiles_body(const ClusterTilesArgs& a,
       // Their teams are 8 lanes wide, fixed: merge_group_partials' switch over widths jumped
       // through a table into code not yet fetched, after the barrier, and six widths' code made
       // the kernel larger. SDXL's float16 (32 groups, teams of 8 by merge_team_bits too) took
-      // 0.04-0.13 us less device time and 0.25-0.35 us less event time so on the H100, in
-      // builds with and without (kernels/NOTES.md). Every block still adds in one order.
+      // 0.04-0.13 us less device time so on the H100, builds with and without compared
+      // (kernels/NOTES.md). Every block still adds in one order.
       const auto start = reinterpret_cast<uintptr_t>(slots);
       const auto* from = reinterpret_cast<const float4*>(start & ~uintptr_t{15});
       const int lead = static_cast<int>((start & 15) / sizeof(float2));  // 0 or 1
