@@ -79,7 +79,8 @@ void add_compare_command(CLI::App& app, CommandContext& context) {
       "Compare two run reports kernel by kernel: faster, slower, same or inconclusive (no GPU "
       "needed).\nExit codes: 0 no regression, 1 a regression (slower, failed now, missing), "
       "2 bad usage, unreadable report or refused mismatch, 4 a kernel slower by its medians "
-      "whose samples are too few to show it, or --strict and some verdict inconclusive.");
+      "whose samples are too few to show it, no kernel in both reports, or --strict and some "
+      "verdict inconclusive.");
   cmd->add_option("baseline", o.baseline, "Baseline report (JSON from normbench run)")->required();
   cmd->add_option("candidate", o.candidate, "Candidate report (JSON from normbench run)")
       ->required();
@@ -104,7 +105,8 @@ void add_compare_command(CLI::App& app, CommandContext& context) {
       ->transform(decimal_integer())
       ->check(CLI::Range(3, 1000000));
   cmd->add_flag("--allow-missing", s.allow_missing,
-                "A kernel missing from the candidate (or no longer run) is not a regression");
+                "A kernel missing from the candidate, or no longer run there (not_supported, "
+                "skipped), is not a regression; one its run did not reach (not_run) still is");
   cmd->add_flag("--allow-mismatch", s.allow_mismatch,
                 "Compare reports of different GPU models or configs, or with different problems "
                 "under one id, anyway (with a warning)");

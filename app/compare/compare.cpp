@@ -19,6 +19,8 @@
 //   B not_supported or skipped, C failed or error ... failed_now       regression, always
 //   B passed, C not_supported or skipped ............ no_longer_runs   regression unless
 //                                                                      --allow-missing
+//   B passed, C not_run ............................. no_longer_runs   regression, always (the
+//                                                                      run was cut short)
 //   B failed or error, C passed ..................... fixed
 //   B failed or error, C failed or error ............ still_failing
 //   B == C, not passed/failed/error ................. unchanged_status
@@ -46,9 +48,10 @@
 //
 // Exit code: 1 if any verdict is a regression; else 4 if some kernel is an untested slowdown
 // (its medians say slower, and its samples could not have shown it: a gate that passed it would
-// have been blind, whatever the settings), or with --strict if any verdict is inconclusive,
-// not_timed counting as inconclusive then (the gate cannot tell whether a kernel without a
-// time got slower); else 0. (Bad usage, an unreadable or malformed report, or a refused
+// have been blind, whatever the settings), if no kernel is in both reports (nothing compared:
+// --allow-missing with disjoint reports, or two empty ones), or with --strict if any verdict is
+// inconclusive, not_timed counting as inconclusive then (the gate cannot tell whether a kernel
+// without a time got slower); else 0. (Bad usage, an unreadable or malformed report, or a refused
 // mismatch: 2, thrown as UsageError.)
 #include "app/compare/compare.hpp"
 
@@ -364,7 +367,11 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& can
 
   for (auto& r : out.results) {
     const bool reference_missing = r.note == kPyTorchReferenceMissing;
-    r.regression = r.verdict == Verdict::slower || r.verdict == Verdict::failed_now ||
+    // not_run: the candidate's run ended before the kernel (a GPU that became unusable), which
+    // --allow-missing (meant for runs narrowed by --problem or --kernel) does not excuse.
+    const bool cut_short =
+        r.verdict == Verdict::no_longer_runs && r.candidate_status == KernelStatus::not_run;
+    r.regression = r.verdict == Verdict::slower || r.verdict == Verdict::failed_now || cut_short ||
                    (!settings.allow_missing && !reference_missing &&
                     (r.verdict == Verdict::missing || r.verdict == Verdict::no_longer_runs));
     out.regressions += r.regression ? 1 : 0;
@@ -386,7 +393,21 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& can
         "no kernel that passed in both reports was timed in both ({} not_timed: a run with "
         "--no-timing?), so only correctness was compared; --strict fails such a comparison",
         not_timed));
-  const bool undecided = out.untested_slowdowns > 0 || (settings.strict && out.inconclusive > 0);
+  // A gate whose reports share no kernel compared nothing (under --allow-missing, or of two
+  // empty reports): it must not pass.
+  size_t baseline_only = 0, candidate_only = 0;
+  for (const auto& r : out.results) {
+    baseline_only += r.verdict == Verdict::missing ? 1 : 0;
+    candidate_only += r.verdict == Verdict::new_kernel ? 1 : 0;
+  }
+  const bool nothing_compared = baseline_only + candidate_only == out.results.size();
+  if (nothing_compared)
+    out.warnings.push_back(fmt::format(
+        "no kernel is in both reports ({} in the baseline only, {} in the candidate only): "
+        "nothing was compared",
+        baseline_only, candidate_only));
+  const bool undecided =
+      out.untested_slowdowns > 0 || nothing_compared || (settings.strict && out.inconclusive > 0);
   out.exit_code = out.regressions > 0 ? kExitFailed : undecided ? kExitInconclusive : kExitOk;
   return out;
 }

@@ -103,8 +103,8 @@ struct Comparison {
   int regressions = 0;
   int inconclusive = 0;        // with strict, not_timed verdicts too
   int untested_slowdowns = 0;  // inconclusive verdicts with untested_slowdown
-  int exit_code = 0;           // 0, 1 (a regression) or 4 (an untested slowdown, or strict and some
-                               // verdict inconclusive)
+  int exit_code = 0;           // 0, 1 (a regression) or 4 (an untested slowdown, nothing in
+                               // both reports, or strict and some verdict inconclusive)
 };
 
 // Throws UsageError (exit 2) when the device names or config hashes differ, unless

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -213,6 +214,11 @@ std::string overflow_text(double value, DType dtype, const std::string& where) {
 // layer_norm_gelu_scale's scale finite in the output's type: a constant 1e300 would make every
 // input infinite, in float32 as in float16, and a scale of 1e300 every output.
 void check_values_fit_types(const CheckedJson& node, const ProblemConfig& p, const Settings& s) {
+  // A value set in the defaults fails for one problem (or one point of its sweep): name it.
+  const auto fail_at = [&](const std::string& path, const std::string& message) {
+    const bool own = path.rfind(node.path(), 0) == 0;
+    node.fail_at(path, own ? message : message + " (in problem " + node.path() + ")");
+  };
   for (const auto& [name, distribution] : p.inputs) {
     const bool is_param = name == "weight" || name == "bias";
     const DType dtype = is_param ? p.shape.param_dtype : p.shape.dtype;
@@ -221,32 +227,31 @@ void check_values_fit_types(const CheckedJson& node, const ProblemConfig& p, con
     const std::string where = is_param ? ", the problem's param_dtype" : "";
     for (const auto& [field, value] : distribution_values(distribution))
       if (!std::isfinite(round_to_dtype(value, dtype)))
-        node.fail_at(at->second + "/" + field, overflow_text(value, dtype, where));
+        fail_at(at->second + "/" + field, overflow_text(value, dtype, where));
     if (distribution.kind == Distribution::Kind::normal) {
       // The draws reach mean +- kLargestNormalDeviate std: all of them must be finite too.
       const double mean = distribution.a, std = distribution.b;
       const double farthest = std::fabs(mean) + kLargestNormalDeviate * std;
       if (!std::isfinite(round_to_dtype(farthest, dtype)))
-        node.fail_at(
-            at->second,
-            fmt::format("normal({}, {}) draws values up to |mean| + {} std = {:.4g}, which "
-                        "overflows {}{} (its largest finite value is {}); allowed: |mean| + {} "
-                        "std at most that",
-                        mean, std, kLargestNormalDeviate, farthest, dtype_name(dtype), where,
-                        largest_finite(dtype), kLargestNormalDeviate));
+        fail_at(at->second,
+                fmt::format("normal({}, {}) draws values up to |mean| + {} std = {:.4g}, which "
+                            "overflows {}{} (its largest finite value is {}); allowed: |mean| + {} "
+                            "std at most that",
+                            mean, std, kLargestNormalDeviate, farthest, dtype_name(dtype), where,
+                            largest_finite(dtype), kLargestNormalDeviate));
     }
   }
   if (!std::isfinite(round_to_dtype(p.shape.eps, DType::float32)))
-    node.fail_at(s.eps_path, overflow_text(p.shape.eps, DType::float32,
-                                           ", in which kernels add eps to the variance"));
+    fail_at(s.eps_path, overflow_text(p.shape.eps, DType::float32,
+                                      ", in which kernels add eps to the variance"));
   // Below the smallest normal float32 eps rounds to 0, or to a subnormal that kernels built to
   // flush subnormals make 0: a row of zeros would then divide by zero.
   const float smallest_normal = std::numeric_limits<float>::min();
   if (round_to_dtype(p.shape.eps, DType::float32) < smallest_normal)
-    node.fail_at(s.eps_path,
-                 fmt::format("{} underflows float32, in which kernels add eps to the variance (its "
-                             "smallest normal value is {}); allowed: at least {}",
-                             p.shape.eps, smallest_normal, smallest_normal));
+    fail_at(s.eps_path,
+            fmt::format("{} underflows float32, in which kernels add eps to the variance (its "
+                        "smallest normal value is {}); allowed: at least {}",
+                        p.shape.eps, smallest_normal, smallest_normal));
   if (p.shape.op == Op::layer_norm_gelu_scale && node.has("scale") &&
       !std::isfinite(round_to_dtype(p.shape.scale, p.shape.dtype)))
     node.at("scale").fail(
@@ -306,6 +311,27 @@ void refuse_channel_rms_norm_fields(const CheckedJson& node) {
         "drops the weight)");
 }
 
+// An input named on the problem itself that its op never reads is a mistake (the defaults may
+// name inputs for other problems' ops). Weight and bias count where affine and bias could
+// make the op read them, since a sweep may vary those.
+void refuse_inputs_the_op_lacks(const CheckedJson& node, const ProblemShape& shape) {
+  if (!node.has("inputs")) return;
+  ProblemShape widest = shape;
+  widest.affine = true;
+  widest.has_bias = shape.centered() && !shape.is_backward();
+  std::vector<std::string> taken;
+  for (Input input : problem_inputs(widest))
+    if (tensor_kind(input) != TensorKind::statistics) taken.emplace_back(input_name(input));
+  const auto inputs = node.at("inputs");
+  for (const auto& item : inputs.node().items()) {
+    if (std::find(taken.begin(), taken.end(), item.key()) != taken.end()) continue;
+    std::string allowed;
+    for (const std::string& name : taken) allowed += (allowed.empty() ? "" : ", ") + name;
+    inputs.at(item.key())
+        .fail(std::string(op_name(shape.op)) + " reads no " + item.key() + "; allowed: " + allowed);
+  }
+}
+
 ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
                             std::set<std::string>& seen_ids) {
   if (!node.node().is_object())
@@ -348,6 +374,7 @@ ProblemConfig parse_problem(const CheckedJson& node, const Settings& defaults,
   Settings s = defaults;
   apply_settings(node, s);
   p.shape = parse_shape(node, op, s);
+  refuse_inputs_the_op_lacks(node, p.shape);
   const Tolerance dtype_default = default_tolerance(p.shape.dtype);
   p.tolerance = {s.rtol.value_or(dtype_default.rtol), s.atol.value_or(dtype_default.atol)};
   const Tolerance param_default = default_tolerance(p.shape.param_dtype);

@@ -336,6 +336,12 @@ LoadedProblem read_problem(const CheckedJson& p) {
     r.kernels.push_back(read_kernel(kernels.at(i)));
     if (!ids.insert(r.kernels.back().id).second)
       kernels.at(i).at("id").fail("duplicate kernel id \"" + shown(r.kernels.back().id) + "\"");
+    // A skipped problem set nothing up, so none of its kernels ran to a verdict.
+    const KernelStatus status = r.kernels.back().status;
+    if (r.skipped && (status == KernelStatus::passed || status == KernelStatus::failed))
+      kernels.at(i).at("status").fail(
+          "is " + std::string(to_string(status)) +
+          " in a skipped problem; allowed there: error, not_supported, skipped, not_run");
   }
   if (present(p, "config")) check_same_as_config(p, r, p.at("config"));
   r.identity = problem_identity(p, r);

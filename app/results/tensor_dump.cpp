@@ -101,7 +101,9 @@ void check_tensor_root(const std::string& root, const std::string& report) {
 void save_or_record(std::string& error, const std::function<void()>& write) {
   try {
     write();
-  } catch (const UsageError& e) {
+  } catch (const UsageError& e) {  // a path refused
+    if (error.empty()) error = e.what();
+  } catch (const OutputError& e) {  // a full disk
     if (error.empty()) error = e.what();
   }
 }

@@ -113,6 +113,12 @@ std::vector<PlannedProblem> plan_run(const RunConfig& config, const RunSettings&
     plan.push_back(std::move(planned));
   }
   check_selects_work(plan, config, settings);
+  // A problem that --kernel leaves without kernels is not set up at all (its inputs and
+  // float64 references can take gigabytes), as a shard drops those it was given none of.
+  if (!settings.kernel_filter.empty())
+    plan.erase(std::remove_if(plan.begin(), plan.end(),
+                              [](const PlannedProblem& p) { return p.kernels.empty(); }),
+               plan.end());
   return plan;
 }
 

@@ -28,7 +28,7 @@ struct PlannedProblem {
 // Applies --problem and --kernel filters; throws UsageError naming an unknown id and the
 // allowed ones. Needs no GPU. Each problem gets the registered kernels of its op, then the
 // `candidates` of its op (Python candidates: one variant per op, one id for all ops), which
-// must outlive the run.
+// must outlive the run. A problem --kernel leaves without kernels is left out.
 std::vector<PlannedProblem> plan_run(const RunConfig& config, const RunSettings& settings,
                                      const std::vector<KernelVariant>& candidates = {});
 

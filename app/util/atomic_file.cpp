@@ -24,6 +24,14 @@ void check_output_path(const std::string& path) {
   const fs::path file_name = fs::path(path).filename();
   if (file_name.empty() || file_name == "." || file_name == "..")
     throw UsageError(name + ": names a directory; allowed: a file path");
+  // A file name past the folder's limit (NAME_MAX) passes the temporary's creation, whose own
+  // name is short, and fails only the final rename, after the whole run: refused here.
+  const fs::path folder = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : ".";
+  const long name_max = ::pathconf(folder.c_str(), _PC_NAME_MAX);
+  const size_t limit = name_max > 0 ? static_cast<size_t>(name_max) : size_t{255};
+  if (file_name.string().size() > limit)
+    throw UsageError(name + ": its file name is " + std::to_string(file_name.string().size()) +
+                     " bytes long; allowed: at most " + std::to_string(limit));
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return;  // absent (or unreachable: the open will say)
   if (S_ISDIR(st.st_mode)) throw UsageError(name + ": is a directory; allowed: a file path");
@@ -35,6 +43,14 @@ void check_output_path(const std::string& path) {
                       : S_ISBLK(st.st_mode)  ? "a block device"
                                              : "not a regular file") +
                      ", which writing would replace; allowed: a regular file or a new path");
+  // In a sticky folder (/tmp) only the file's or the folder's owner may replace the file: the
+  // rename after the run would fail.
+  struct stat dir {};
+  if (::geteuid() != 0 && st.st_uid != ::geteuid() && ::stat(folder.c_str(), &dir) == 0 &&
+      (dir.st_mode & S_ISVTX) != 0 && dir.st_uid != ::geteuid())
+    throw UsageError(name +
+                     ": exists, is another user's and lies in a folder with the sticky bit, so it "
+                     "cannot be replaced; allowed: a file of yours or a new path");
 }
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
@@ -83,15 +99,20 @@ void AtomicFile::remove_created_dirs() {
 
 void AtomicFile::write(const void* data, size_t bytes) {
   out_.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
-  if (!out_) throw UsageError(shown(path_) + ": write failed: " + std::strerror(errno));
+  if (!out_) throw OutputError(shown(path_) + ": write failed: " + std::strerror(errno));
 }
 
 void AtomicFile::commit() {
   out_.flush();
   out_.close();
-  if (!out_) throw UsageError(shown(path_) + ": write failed: " + std::strerror(errno));
-  if (std::rename(temp_path_.c_str(), path_.c_str()) != 0)
-    throw UsageError(shown(path_) + ": cannot rename temporary file: " + std::strerror(errno));
+  if (!out_) throw OutputError(shown(path_) + ": write failed: " + std::strerror(errno));
+  if (std::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+    // The temporary is complete: keep it rather than lose what may have taken a long run.
+    const int error = errno;
+    committed_ = true;
+    throw OutputError(shown(path_) + ": cannot rename the written file onto it: " +
+                      std::strerror(error) + "; the complete file is left at " + shown(temp_path_));
+  }
   committed_ = true;
 }
 

@@ -20,9 +20,11 @@ class AtomicFile {
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
 
+  // Throws OutputError (exit 3) if the bytes cannot be written (a full disk).
   void write(const void* data, size_t bytes);
   void write(const std::string& text) { write(text.data(), text.size()); }
-  // Flushes, closes and renames the temporary onto the target; throws UsageError on failure.
+  // Flushes, closes and renames the temporary onto the target; throws OutputError on failure,
+  // leaving a complete temporary in place (and naming it) where only the rename failed.
   void commit();
 
  private:
@@ -38,9 +40,10 @@ class AtomicFile {
 void write_file_atomically(const std::string& path, const std::string& content);
 
 // Throws UsageError naming `path` unless it can name the file written: not empty, not a
-// directory ("out/", "out/."), and either absent or a regular file. The rename would replace
-// a symbolic link, a FIFO or a device (as root, /dev/null) rather than write through it.
-// Creates nothing.
+// directory ("out/", "out/."), a file name within the folder's limit, and either absent or a
+// regular file that the final rename may replace (not another user's in a sticky folder). The
+// rename would replace a symbolic link, a FIFO or a device (as root, /dev/null) rather than
+// write through it. Creates nothing.
 void check_output_path(const std::string& path);
 
 // Throws UsageError naming `path` if a file cannot be created there (checked before a long run

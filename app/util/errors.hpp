@@ -29,4 +29,10 @@ struct RuntimeError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An output file that could not be written once its path had been accepted (a full disk, an
+// I/O error): the machine's failure, not the command line's, so exit 3 as for standard output.
+struct OutputError : RuntimeError {
+  using RuntimeError::RuntimeError;
+};
+
 }  // namespace normbench

@@ -39,9 +39,9 @@ namespace {
 // SDXL's shape: 2 x 16384 positions of 40 16-byte columns (320 float16 channels, groups of 10).
 constexpr int kPositions = 2 * 128 * 128, kColumns = 40, kGroupChannels = 10;
 constexpr int64_t kCount = int64_t{kPositions} * kColumns;  // vectors
-constexpr int kThreads = 480, kVectors = 21;                 // 3 quad lanes x 40 columns x 4
-constexpr int kStep = kThreads / kColumns;                   // positions between a thread's vectors
-constexpr int kBlockPositions = 249;                         // 132 blocks (kStep * kVectors >= it)
+constexpr int kThreads = 480, kVectors = 21;                // 3 quad lanes x 40 columns x 4
+constexpr int kStep = kThreads / kColumns;                  // positions between a thread's vectors
+constexpr int kBlockPositions = 249;                        // 132 blocks (kStep * kVectors >= it)
 static_assert(kStep * kVectors >= kBlockPositions, "a block's positions in its threads' vectors");
 
 enum Stats { kSkeleton, kFloat, kHalfShift, kIntWiden, kTensorCores };
@@ -107,7 +107,8 @@ __device__ __forceinline__ unsigned statistics(const uint4 (&v)[kVectors], int c
             d = __half22float2(__hsub2(bits_half2(words[i]), shift[i]));
           } else {
             const unsigned w = words[i];
-            const float low = __uint_as_float(((w << 13) & 0x0fffe000u) | ((w << 16) & 0x80000000u));
+            const float low =
+                __uint_as_float(((w << 13) & 0x0fffe000u) | ((w << 16) & 0x80000000u));
             const float high = __uint_as_float(((w >> 3) & 0x0fffe000u) | (w & 0x80000000u));
             const float2 s = __half22float2(shift[i]);
             d = make_float2(fmaf(low, 0x1p112f, -s.x), fmaf(high, 0x1p112f, -s.y));
@@ -137,9 +138,8 @@ __device__ __forceinline__ unsigned statistics(const uint4 (&v)[kVectors], int c
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
           const unsigned d = half2_bits(__hsub2(bits_half2(first[i]), shift[i]));
-          const unsigned e = j + 1 < kVectors
-                                 ? half2_bits(__hsub2(bits_half2(second[i]), shift[i]))
-                                 : 0u;
+          const unsigned e =
+              j + 1 < kVectors ? half2_bits(__hsub2(bits_half2(second[i]), shift[i])) : 0u;
           mma_sums(c[i], d, e);
         }
       }
@@ -251,10 +251,11 @@ int check_int_widening() {
     std::memcpy(&low, &low_bits, 4);
     std::memcpy(&high, &high_bits, 4);
     const int exponent = h >> 10 & 0x1f, mantissa = h & 0x3ff;
-    const double magnitude = exponent == 0 ? std::ldexp(mantissa, -24)
-                                           : std::ldexp(1024 + mantissa, exponent - 25);
+    const double magnitude =
+        exponent == 0 ? std::ldexp(mantissa, -24) : std::ldexp(1024 + mantissa, exponent - 25);
     const double exact = h >> 15 ? -magnitude : magnitude;
-    wrong += (static_cast<double>(low * 0x1p112f) != exact) + (static_cast<double>(high * 0x1p112f) != exact);
+    wrong += (static_cast<double>(low * 0x1p112f) != exact) +
+             (static_cast<double>(high * 0x1p112f) != exact);
   }
   std::printf("int widening: %d of 2 x 63488 finite float16 values wrong\n", wrong);
   return wrong;

@@ -283,6 +283,35 @@ TEST(CompareStatusRules, EveryTransition) {
   EXPECT_EQ(a.regressions, 3);
 }
 
+// --allow-missing is for runs narrowed by --problem or --kernel; a kernel the candidate's run
+// never reached (not_run: a GPU that became unusable) is still a regression, and reports that
+// share no kernel compared nothing, which must not pass either.
+TEST(CompareStatusRules, AllowMissingExcusesNeitherACutShortRunNorAnEmptyComparison) {
+  const auto t = samples_around(1.0, 0.002);
+  CompareSettings allow;
+  allow.allow_missing = true;
+  const LoadedReport base = report({{"P", {kernel("a", "passed", t), kernel("b", "passed", t)}}});
+  const Comparison cut = compare_reports(
+      base, report({{"P", {kernel("a", "passed", t), kernel("b", "not_run")}}}), allow);
+  EXPECT_EQ(result_for(cut, "b").verdict, Verdict::no_longer_runs);
+  EXPECT_TRUE(result_for(cut, "b").regression);
+  EXPECT_EQ(cut.exit_code, kExitFailed);
+
+  const Comparison disjoint =
+      compare_reports(base, report({{"Q", {kernel("a", "passed", t)}}}), allow);
+  EXPECT_EQ(disjoint.regressions, 0);
+  EXPECT_EQ(disjoint.exit_code, kExitInconclusive);
+  ASSERT_FALSE(disjoint.warnings.empty());
+  EXPECT_EQ(disjoint.warnings.back(),
+            "no kernel is in both reports (2 in the baseline only, 1 in the candidate only): "
+            "nothing was compared");
+  EXPECT_EQ(compare_reports(report({}), report({}), CompareSettings{}).exit_code,
+            kExitInconclusive);
+  // One kernel in common is a comparison.
+  EXPECT_EQ(compare_reports(base, report({{"P", {kernel("a", "passed", t)}}}), allow).exit_code,
+            kExitOk);
+}
+
 // A baseline made with `run --torch` holds PyTorch's eager and compiled runs; a gate's run
 // without --torch lacks them, which is no regression. A missing kernel of normbench's still is.
 TEST(CompareStatusRules, AMissingPyTorchReferenceIsNoRegression) {
@@ -418,9 +447,13 @@ TEST(CompareStatusRules, AnAbsurdRatioPrintsInAFewDigits) {
 }
 
 TEST(CompareStatusRules, MismatchIsRefusedUnlessAllowed) {
-  const LoadedReport base = report({}, "NVIDIA H100 80GB HBM3", "h1");
-  const LoadedReport other_gpu = report({}, "NVIDIA A100-SXM4-80GB", "h1");
-  const LoadedReport other_config = report({}, "NVIDIA H100 80GB HBM3", "h2");
+  const auto t = samples_around(1.0, 0.002);
+  const auto one_kernel = [&](const std::string& device, const std::string& hash) {
+    return report({{"P", {kernel("k", "passed", t)}}}, device, hash);
+  };
+  const LoadedReport base = one_kernel("NVIDIA H100 80GB HBM3", "h1");
+  const LoadedReport other_gpu = one_kernel("NVIDIA A100-SXM4-80GB", "h1");
+  const LoadedReport other_config = one_kernel("NVIDIA H100 80GB HBM3", "h2");
   try {
     compare_reports(base, other_gpu, CompareSettings{});
     FAIL() << "expected a UsageError";

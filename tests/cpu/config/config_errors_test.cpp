@@ -739,6 +739,26 @@ const BadConfig kBadConfigs[] = {
        d["problems"][2]["dtype"] = "float16";
      },
      {"/problems/2/scale: 100000 overflows float16", "allowed: a magnitude of at most 65504"}},
+    // A default that fails at one point of one problem's sweep names that problem and point.
+    {"default_value_overflows_at_one_sweep_point",
+     [](json& d) {
+       d["defaults"]["inputs"]["x"] = {{"dist", "constant"}, {"value", 1e6}};
+       d["problems"][0]["sweep"] = {{"dtype", {"float32", "float16"}}};
+     },
+     {"/defaults/inputs/x/value: 1000000 overflows float16",
+      "(in problem /problems/0[dtype=float16])"}},
+    // Inputs the op never reads, named on the problem itself (the defaults may name them for
+    // other problems' ops).
+    {"residual_on_layer_norm",
+     [](json& d) {
+       d["problems"][0]["inputs"] = {{"residual", "normal"}};
+     },
+     {"/problems/0/inputs/residual: layer_norm reads no residual; allowed: x, weight, bias"}},
+    {"gradient_on_a_forward_op",
+     [](json& d) {
+       d["problems"][1]["inputs"] = {{"dy", "normal"}};
+     },
+     {"/problems/1/inputs/dy: group_norm reads no dy"}},
 };
 
 INSTANTIATE_TEST_SUITE_P(All, ConfigErrorCase, ::testing::ValuesIn(kBadConfigs),

@@ -191,6 +191,12 @@ TEST(ReportReader, StatusAndBaselineFlagMustHaveTheirTypes) {
   EXPECT_EQ(read_error(doc),
             "r.json: /problems/0/status: unknown problem status \"maybe\"; allowed: ran, skipped");
   doc["problems"][0]["status"] = "skipped";
+  // A skipped problem set nothing up: a kernel of it that passed contradicts the report.
+  EXPECT_EQ(read_error(doc),
+            "r.json: /problems/0/kernels/0/status: is passed in a skipped problem; allowed "
+            "there: error, not_supported, skipped, not_run");
+  doc["problems"][0]["kernels"][0]["status"] = "skipped";
+  doc["problems"][0]["kernels"][0]["timing"] = nullptr;
   EXPECT_TRUE(read_report_json(doc, "r.json").problems[0].skipped);
   doc = minimal_report();
   doc["problems"][0]["kernels"][0]["is_baseline"] = nullptr;

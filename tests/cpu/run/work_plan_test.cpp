@@ -209,6 +209,25 @@ TEST(ShardSplit, FiltersAndTrialsApply) {
   EXPECT_EQ(one[1].cost, mib);
 }
 
+// --kernel leaves B and C without kernels: they are not set up at all (B's float64 references
+// alone are gigabytes), as a shard leaves them out.
+TEST(PlanRun, LeavesOutProblemsTheKernelFilterLeavesWithoutKernels) {
+  const auto plan = plan_of({}, {"layer_norm.default"});
+  ASSERT_EQ(plan.size(), 1u);
+  EXPECT_EQ(plan[0].problem->id, "A_layer_norm");
+  EXPECT_EQ(plan_of().size(), 3u);  // without the filter, every problem
+  // A filter that leaves nothing at all is still refused, naming the problems' ops.
+  try {
+    plan_of({"B_group_norm"}, {"layer_norm.default"});
+    ADD_FAILURE() << "a filter that selects nothing was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("allowed: kernels of the selected problems' ops "
+                                         "(group_norm)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ShardSplit, LoadsCountEachProblemsSetupOncePerShard) {
   const auto plan = plan_of();
   uint64_t whole = 0, largest = 0;

@@ -155,5 +155,44 @@ TEST(AtomicFile, RefusesToReplaceWhatIsNotARegularFile) {
   EXPECT_NO_THROW(check_output_path(dir.file("sub/new.json")));
 }
 
+// A name past the folder's limit passed the temporary's short name and failed only at the final
+// rename: after a whole run. Refused up front now.
+TEST(AtomicFile, RefusesAFileNameLongerThanTheFolderAllows) {
+  TempDir dir;
+  const std::string path = dir.file(std::string(256, 'r'));
+  try {
+    check_writable(path);
+    ADD_FAILURE() << "accepted a 256-byte name";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("its file name is 256 bytes long; allowed: at most 255"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(dir.entries().empty());
+}
+
+// A rename that fails after everything was written is the machine's failure (exit 3), and the
+// complete file stays, under the name the message gives, rather than being lost.
+TEST(AtomicFile, AFailedRenameKeepsTheCompleteFileAndSaysWhere) {
+  TempDir dir;
+  const std::string path = dir.file("report.json");
+  AtomicFile file(path);
+  file.write("all of it\n");
+  fs::create_directory(path);  // appears meanwhile: the rename onto it fails
+  testing::write_text(path + "/occupied", "");
+  try {
+    file.commit();
+    ADD_FAILURE() << "renamed onto a directory";
+  } catch (const OutputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("cannot rename the written file onto it"), std::string::npos) << what;
+    const std::string marker = "the complete file is left at ";
+    const size_t at = what.find(marker);
+    ASSERT_NE(at, std::string::npos) << what;
+    const std::string kept = what.substr(at + marker.size());
+    EXPECT_EQ(testing::read_text(kept), "all of it\n");
+  }
+}
+
 }  // namespace
 }  // namespace normbench
