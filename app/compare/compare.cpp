@@ -393,6 +393,11 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& can
         "no kernel that passed in both reports was timed in both ({} not_timed: a run with "
         "--no-timing?), so only correctness was compared; --strict fails such a comparison",
         not_timed));
+  else if (not_timed > 0 && !settings.strict)
+    out.warnings.push_back(fmt::format(
+        "{} of the {} kernels that passed in both reports were not timed in both (not_timed): "
+        "their speed was not compared; --strict fails such a comparison",
+        not_timed, not_timed + timed));
   // A gate whose reports share no kernel compared nothing (under --allow-missing, or of two
   // empty reports): it must not pass.
   size_t baseline_only = 0, candidate_only = 0;

@@ -265,6 +265,7 @@ TEST(CompareStatusRules, EveryTransition) {
   EXPECT_EQ(result_for(c, "nf").verdict, Verdict::failed_now);
   EXPECT_EQ(result_for(c, "sn").verdict, Verdict::status_changed);
   EXPECT_EQ(result_for(c, "pt").verdict, Verdict::not_timed);
+
   EXPECT_EQ(result_for(c, "gone").verdict, Verdict::missing);
   EXPECT_EQ(result_for(c, "added").verdict, Verdict::new_kernel);
   EXPECT_STREQ(to_string(Verdict::new_kernel), "new");
@@ -310,6 +311,20 @@ TEST(CompareStatusRules, AllowMissingExcusesNeitherACutShortRunNorAnEmptyCompari
   // One kernel in common is a comparison.
   EXPECT_EQ(compare_reports(base, report({{"P", {kernel("a", "passed", t)}}}), allow).exit_code,
             kExitOk);
+}
+
+// A kernel without a time among timed ones is said, not passed over: its speed was not compared.
+TEST(CompareStatusRules, AKernelWithoutATimeAmongTimedOnesIsSaid) {
+  const auto t = samples_around(1.0, 0.002);
+  const LoadedReport base = report({{"P", {kernel("a", "passed", t), kernel("b", "passed", t)}}});
+  const Comparison c = compare_reports(
+      base, report({{"P", {kernel("a", "passed", t), kernel("b", "passed")}}}), CompareSettings{});
+  EXPECT_EQ(result_for(c, "b").verdict, Verdict::not_timed);
+  EXPECT_EQ(c.exit_code, kExitOk);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0],
+            "1 of the 2 kernels that passed in both reports were not timed in both (not_timed): "
+            "their speed was not compared; --strict fails such a comparison");
 }
 
 // A baseline made with `run --torch` holds PyTorch's eager and compiled runs; a gate's run
