@@ -265,7 +265,6 @@ TEST(CompareStatusRules, EveryTransition) {
   EXPECT_EQ(result_for(c, "nf").verdict, Verdict::failed_now);
   EXPECT_EQ(result_for(c, "sn").verdict, Verdict::status_changed);
   EXPECT_EQ(result_for(c, "pt").verdict, Verdict::not_timed);
-
   EXPECT_EQ(result_for(c, "gone").verdict, Verdict::missing);
   EXPECT_EQ(result_for(c, "added").verdict, Verdict::new_kernel);
   EXPECT_STREQ(to_string(Verdict::new_kernel), "new");

@@ -155,8 +155,8 @@ TEST(AtomicFile, RefusesToReplaceWhatIsNotARegularFile) {
   EXPECT_NO_THROW(check_output_path(dir.file("sub/new.json")));
 }
 
-// A name past the folder's limit passed the temporary's short name and failed only at the final
-// rename: after a whole run. Refused up front now.
+// A name past the folder's limit would pass the temporary's creation (its own name is short) and
+// fail only at the final rename, after a whole run: it is refused up front.
 TEST(AtomicFile, RefusesAFileNameLongerThanTheFolderAllows) {
   TempDir dir;
   const std::string path = dir.file(std::string(256, 'r'));
