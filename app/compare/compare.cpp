@@ -380,13 +380,17 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& can
     out.inconclusive += undecided ? 1 : 0;
     out.untested_slowdowns += r.untested_slowdown ? 1 : 0;
   }
-  // A gate that timed nothing checked correctness only: say so.
-  size_t not_timed = 0, timed = 0;
+  // A gate that timed nothing checked correctness only, and one whose reports share no kernel
+  // (under --allow-missing, or two empty reports) compared nothing: say so; the latter must not
+  // pass.
+  size_t not_timed = 0, timed = 0, baseline_only = 0, candidate_only = 0;
   for (const auto& r : out.results) {
     not_timed += r.verdict == Verdict::not_timed ? 1 : 0;
     const bool both_passed =
         r.baseline_status == KernelStatus::passed && r.candidate_status == KernelStatus::passed;
     timed += both_passed && r.verdict != Verdict::not_timed ? 1 : 0;
+    baseline_only += r.verdict == Verdict::missing ? 1 : 0;
+    candidate_only += r.verdict == Verdict::new_kernel ? 1 : 0;
   }
   if (not_timed > 0 && timed == 0 && !settings.strict)
     out.warnings.push_back(fmt::format(
@@ -398,13 +402,6 @@ Comparison compare_reports(const LoadedReport& baseline, const LoadedReport& can
         "{} of the {} kernels that passed in both reports were not timed in both (not_timed): "
         "their speed was not compared; --strict fails such a comparison",
         not_timed, not_timed + timed));
-  // A gate whose reports share no kernel compared nothing (under --allow-missing, or of two
-  // empty reports): it must not pass.
-  size_t baseline_only = 0, candidate_only = 0;
-  for (const auto& r : out.results) {
-    baseline_only += r.verdict == Verdict::missing ? 1 : 0;
-    candidate_only += r.verdict == Verdict::new_kernel ? 1 : 0;
-  }
   const bool nothing_compared = baseline_only + candidate_only == out.results.size();
   if (nothing_compared)
     out.warnings.push_back(fmt::format(
