@@ -44,7 +44,8 @@ int main(int argc, char** argv) {
       "time them.\nExit codes: 0 all verified, 1 a kernel failed verification, "
       "2 bad usage or config, 3 CUDA/runtime error, no GPU or standard output not written; "
       "compare: 1 a regression, "
-      "4 a slowdown too few samples could show, or --strict and some verdict inconclusive; "
+      "4 a slowdown its samples could not show (too few, or throttled), or --strict and some "
+      "verdict inconclusive; "
       "merge: 2 a refused combination of shards."};
   app.set_version_flag("--version",
                        std::string("normbench ") + version() + " (" + git_revision() + ")");

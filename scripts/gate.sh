@@ -24,7 +24,8 @@
 # set) and compare.json.
 #
 # Exit code: that of `normbench compare` (0 no regression, 1 a regression, 2 refused or bad
-# report, 4 --strict and some verdict inconclusive); 2 for bad usage or when there is no baseline
+# report, 4 an untested slowdown (too few samples, or a throttled GPU), nothing compared, or
+# --strict and some verdict inconclusive); 2 for bad usage or when there is no baseline
 # for this GPU model (the message says how to make one); the exit code of `normbench run` when
 # it produced no usable report (2 bad config, 3 CUDA error or no GPU). A kernel that fails
 # verification in this run is a regression when it passed in the baseline (compare: failed_now).

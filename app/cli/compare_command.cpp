@@ -79,7 +79,8 @@ void add_compare_command(CLI::App& app, CommandContext& context) {
       "Compare two run reports kernel by kernel: faster, slower, same or inconclusive (no GPU "
       "needed).\nExit codes: 0 no regression, 1 a regression (slower, failed now, missing), "
       "2 bad usage, unreadable report or refused mismatch, 4 a kernel slower by its medians "
-      "whose samples are too few to show it, no kernel in both reports, or --strict and some "
+      "whose samples are too few to show it or were taken while the GPU throttled, no kernel in "
+      "both reports, or --strict and some "
       "verdict inconclusive.");
   cmd->add_option("baseline", o.baseline, "Baseline report (JSON from normbench run)")->required();
   cmd->add_option("candidate", o.candidate, "Candidate report (JSON from normbench run)")

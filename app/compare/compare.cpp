@@ -47,8 +47,9 @@
 //   faster and slower (5% slower = ratio above 1.05; faster = ratio below 1/1.05 = 0.952).
 //
 // Exit code: 1 if any verdict is a regression; else 4 if some kernel is an untested slowdown
-// (its medians say slower, and its samples could not have shown it: a gate that passed it would
-// have been blind, whatever the settings), if no kernel is in both reports (nothing compared:
+// (its medians say slower, and its samples could not have shown it: too few of them, or most
+// taken while the GPU throttled; a gate that passed it would have been blind, whatever the
+// settings), if no kernel is in both reports (nothing compared:
 // --allow-missing with disjoint reports, or two empty ones), or with --strict if any verdict is
 // inconclusive, not_timed counting as inconclusive then (the gate cannot tell whether a kernel
 // without a time got slower); else 0. (Bad usage, an unreadable or malformed report, or a refused
@@ -177,11 +178,14 @@ KernelComparison compare_kernel(const std::string& problem, const LoadedKernel& 
       r.accuracy_worsened = true;
       r.note += (r.note.empty() ? "" : "; ") + *worse;
     }
+    // Not a regression (the machine may be what got slower), but not a pass either: a kernel
+    // that throttles the GPU itself would otherwise excuse its own slowdown.
     if (r.verdict == Verdict::slower && c.timing && c.timing->mostly_throttled()) {
       r.verdict = Verdict::throttled;
+      r.untested_slowdown = true;
       r.note = fmt::format(
-          "{} of {} samples taken while the GPU throttled ({}): a slower machine, "
-          "not a slower kernel, as far as this run can tell",
+          "{} of {} samples taken while the GPU throttled ({}): a slower machine or a slower "
+          "kernel, this run cannot tell",
           c.timing->throttled_samples, c.timing->samples_ms.size(), c.timing->throttle_reasons);
     }
   } else if (is_failure(c.status) && !is_failure(b.status)) {

@@ -25,8 +25,8 @@ enum class Verdict {
   faster,            // both passed; median ratio < 1/(1+t) and the U test is significant
   slower,            // both passed; median ratio > 1+t and the U test is significant (regression)
   throttled,         // slower by that rule, but most of the candidate's samples were taken while
-                     // the GPU throttled: the machine, not the kernel, is named (no regression;
-                     // undecided under --strict)
+                     // the GPU throttled: machine or kernel, undecided (no regression; an
+                     // untested slowdown, exit 4)
   same,              // both passed; median ratio within [1/(1+t), 1+t]
   inconclusive,      // both passed; too few samples, or a big change that is not significant
   not_timed,         // both passed; one or both reports have no timing for it

@@ -81,7 +81,8 @@ std::string headline(const Comparison& c) {
     return fmt::format("REGRESSION: {} regression{}", c.regressions, c.regressions == 1 ? "" : "s");
   if (c.untested_slowdowns > 0)
     return fmt::format(
-        "UNTESTED: {} kernel{} slower by the medians, with too few samples to show it (failing)",
+        "UNTESTED: {} kernel{} slower by the medians, with samples that cannot show it (too few, "
+        "or taken while the GPU throttled) (failing)",
         c.untested_slowdowns, c.untested_slowdowns == 1 ? "" : "s");
   if (c.inconclusive > 0)
     return fmt::format("no regression; {} inconclusive{}", c.inconclusive,

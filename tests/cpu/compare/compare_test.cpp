@@ -344,7 +344,7 @@ TEST(CompareStatusRules, AMissingPyTorchReferenceIsNoRegression) {
   EXPECT_EQ(c.regressions, 1);
 }
 
-TEST(CompareThrottling, ASlowerKernelMostOfWhoseSamplesThrottledIsNamedNotARegression) {
+TEST(CompareThrottling, ASlowerKernelMostOfWhoseSamplesThrottledIsUndecidedNotPassed) {
   const auto t = samples_around(1.0, 0.002);
   LoadedKernel hot = kernel("hot", "passed", scaled(t, 1.2));
   hot.timing->throttled_samples = 7;  // of 10
@@ -358,18 +358,29 @@ TEST(CompareThrottling, ASlowerKernelMostOfWhoseSamplesThrottledIsNamedNotARegre
   const KernelComparison& named = result_for(c, "hot");
   EXPECT_EQ(named.verdict, Verdict::throttled);
   EXPECT_FALSE(named.regression);
+  EXPECT_TRUE(named.untested_slowdown);
   EXPECT_EQ(named.note,
-            "7 of 10 samples taken while the GPU throttled (sw_power_cap): a slower machine, not "
-            "a slower kernel, as far as this run can tell");
+            "7 of 10 samples taken while the GPU throttled (sw_power_cap): a slower machine or a "
+            "slower kernel, this run cannot tell");
   EXPECT_EQ(result_for(c, "few").verdict, Verdict::slower);
   EXPECT_EQ(c.regressions, 1);
-  // Under --strict a throttled comparison decides nothing: exit 4 where nothing regressed.
+  // Alone, the throttled slowdown decides nothing, and that is no pass: a kernel that throttles
+  // the GPU itself must not excuse its own slowdown. Exit 4, with or without --strict.
   const LoadedReport only_hot = report({{"P", {hot}}});
+  const LoadedReport base_hot = report({{"P", {kernel("hot", "passed", t)}}});
+  const Comparison alone = compare_reports(base_hot, only_hot, CompareSettings{});
+  EXPECT_EQ(alone.regressions, 0);
+  EXPECT_EQ(alone.untested_slowdowns, 1);
+  EXPECT_EQ(alone.exit_code, kExitInconclusive);
+  EXPECT_NE(format_compare_table(alone).find("taken while the GPU throttled"), std::string::npos);
   CompareSettings strict;
   strict.strict = true;
-  EXPECT_EQ(
-      compare_reports(report({{"P", {kernel("hot", "passed", t)}}}), only_hot, strict).exit_code,
-      kExitInconclusive);
+  EXPECT_EQ(compare_reports(base_hot, only_hot, strict).exit_code, kExitInconclusive);
+  // A throttled candidate that is not slower is judged as any other.
+  LoadedKernel hot_same = kernel("hot", "passed", t);
+  hot_same.timing->throttled_samples = 7;
+  EXPECT_EQ(compare_reports(base_hot, report({{"P", {hot_same}}}), CompareSettings{}).exit_code,
+            kExitOk);
   EXPECT_STREQ(to_string(Verdict::throttled), "throttled");
 }
 
