@@ -1,3 +1,5 @@
+#include <cuda_fp16.h>
+
 #include <algorithm>
 #include "app/device/cuda_check.hpp"
 #include "app/device/device_buffer.hpp"
@@ -95,6 +97,54 @@ __global__ void swap_kernel(uint4* a, uint4* b, size_t words, uint16_t* a_tail, 
     a_tail[i] = b_tail[i];
     b_tail[i] = t;
   }
+}
+
+namespace {
+__device__ __forceinline__ float element_at(const void* data, DType dtype, size_t i) {
+  if (dtype == DType::float32) return static_cast<const float*>(data)[i];
+  const unsigned bits = static_cast<const uint16_t*>(data)[i];
+  if (dtype == DType::bfloat16) return __uint_as_float(bits << 16);
+  return __half2float(__ushort_as_half(static_cast<unsigned short>(bits)));
+}
+
+__global__ void bounds_check_kernel(const void* data, DType dtype, const float* lower,
+                                    const float* upper, size_t count, unsigned long long* result) {
+  unsigned long long outside = 0, first = ~0ull;
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < count;
+       i += size_t{gridDim.x} * blockDim.x) {
+    const float y = element_at(data, dtype, i), lo = lower[i];
+    const bool inside = isnan(lo) ? isnan(y) : lo <= y && y <= upper[i];
+    if (!inside) {
+      ++outside;
+      first = min(first, static_cast<unsigned long long>(i));
+    }
+  }
+  for (int offset = 16; offset > 0; offset /= 2) {
+    outside += __shfl_down_sync(0xffffffffu, outside, offset);
+    first = min(first, __shfl_down_sync(0xffffffffu, first, offset));
+  }
+  if (threadIdx.x % 32 == 0 && outside > 0) {
+    atomicAdd(result, outside);
+    atomicMin(result + 1, first);
+  }
+}
+}  // namespace
+
+BoundsCheck device_bounds_check(const void* data, DType dtype, const float* lower,
+                                const float* upper, size_t count, unsigned long long* scratch,
+                                cudaStream_t stream) {
+  if (count == 0) return {};
+  const unsigned long long initial[2] = {0, ~0ull};
+  NORMBENCH_CUDA_CHECK(
+      cudaMemcpyAsync(scratch, initial, sizeof initial, cudaMemcpyHostToDevice, stream));
+  const int blocks = static_cast<int>(
+      std::max<size_t>(1, std::min<size_t>(4096, (count + kThreads - 1) / kThreads)));
+  bounds_check_kernel<<<blocks, kThreads, 0, stream>>>(data, dtype, lower, upper, count, scratch);
+  NORMBENCH_CUDA_CHECK(cudaGetLastError());
+  unsigned long long host[2] = {0, 0};
+  NORMBENCH_CUDA_CHECK(cudaMemcpyAsync(host, scratch, sizeof host, cudaMemcpyDeviceToHost, stream));
+  NORMBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return {host[0], host[1]};
 }
 
 cudaError_t swap_contents(void* a, void* b, size_t bytes, cudaStream_t stream) {

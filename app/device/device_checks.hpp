@@ -1,10 +1,13 @@
-// Small device-side helpers of the harness: poisoning outputs, fingerprinting inputs, and
-// evicting L2 before a timed sample.
+// Small device-side helpers of the harness: poisoning outputs, fingerprinting inputs and
+// outputs, checking outputs against their tolerance bounds, and evicting L2 before a timed
+// sample.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+
+#include "kernels/problem_shape.hpp"
 
 namespace normbench {
 
@@ -19,6 +22,17 @@ cudaError_t fill_with_nan(void* data, size_t bytes, cudaStream_t stream);
 // Synchronizes the stream.
 uint64_t device_fingerprint(const void* data, size_t bytes, unsigned long long* scratch,
                             cudaStream_t stream);
+
+// How many of `count` elements of `dtype` at `data` lie outside [lower[i], upper[i]] (where
+// lower[i] is NaN: are not NaN), and the lowest index of those (app/check/tolerance_bounds.hpp).
+struct BoundsCheck {
+  uint64_t outside = 0;
+  uint64_t first = 0;  // meaningful where outside > 0
+};
+// `scratch` is two device words. Synchronizes the stream.
+BoundsCheck device_bounds_check(const void* data, DType dtype, const float* lower,
+                                const float* upper, size_t count, unsigned long long* scratch,
+                                cudaStream_t stream);
 
 // Exchanges the contents of two device buffers of `bytes` bytes (even), in place: the fresh
 // inputs move to the addresses the kernel reads while the others wait where the fresh ones were.

@@ -24,8 +24,12 @@ struct TrialVerification {
 
 // What the harness checked of the timed launches (besides their guards and inputs).
 struct TimingChecks {
-  int outputs_checked = 0;       // timed samples whose output was compared with the verified one
-  std::string method;            // "bitwise" (fingerprint of a deterministic kernel) or "reference"
+  int outputs_checked = 0;  // timed samples whose output was checked
+  // "bitwise": each sample's fingerprint against the verified output's (a deterministic kernel);
+  // "bounds": each sample against the reference's tolerance bounds on the device, one on fresh
+  // inputs verified on the host; "reference": two samples verified on the host (the bounds did
+  // not fit in memory).
+  std::string method;
   double escaped_work_us = 0.0;  // median of TimingResult::escaped_us
   int fresh_inputs = 0;          // samples run on fresh inputs written to the same addresses
 };

@@ -159,6 +159,26 @@ class FreshReference {
   std::unique_ptr<NormalizationReference> reference_;
 };
 
+// The tolerance bounds of the last trial's outputs in their shared slots, written when the
+// first kernel that is not bitwise deterministic is timed; false where they do not fit in host
+// memory.
+class ReferenceBounds {
+ public:
+  ReferenceBounds(const ProblemConfig& problem, ProblemTensors& tensors, int threads)
+      : problem_(problem), tensors_(tensors), threads_(threads) {}
+  bool written(const NormalizationReference& reference) {
+    if (!tried_) written_ = tensors_.encode_bounds(reference, problem_.tolerances(), threads_);
+    tried_ = true;
+    return written_;
+  }
+
+ private:
+  const ProblemConfig& problem_;
+  ProblemTensors& tensors_;
+  int threads_;
+  bool tried_ = false, written_ = false;
+};
+
 std::string replayed_output(int64_t sample) {
   return fmt::format(
       "the output of timed sample {} belongs to other inputs: fresh inputs were written to the "
@@ -193,7 +213,13 @@ std::optional<std::string> timing_failure(const ProblemConfig& problem, const Ti
           "identical outputs when verified; every timed sample starts from a poisoned output)",
           r.first_mismatch);
   } else {
-    checks.method = "reference";
+    if (r.bounds_mismatch >= 0)
+      return fmt::format(
+          "timed sample {}: {} elements of {} outside their tolerance (the first at index {}), "
+          "checked on the device against the reference's bounds (a kernel that is not bitwise "
+          "deterministic has every timed sample checked so)",
+          r.bounds_mismatch, r.bounds_outside, r.bounds_output, r.bounds_first);
+    checks.method = r.bounds_checked > 0 ? "bounds" : "reference";
     const int threads = ctx.settings.threads;
     auto verify = [&](const NormalizationReference& ref, ProblemTensors::Slots slots) {
       return verify_outputs(ref, tensors.decode_outputs(slots, threads), problem.tolerances(),
@@ -220,13 +246,16 @@ std::optional<std::string> timing_failure(const ProblemConfig& problem, const Ti
       const VerificationResult v = verify(reference, ProblemTensors::Slots::launch);
       if (!v.passed) return failed(v, last);
     }
+    // The bounds covered every sample on these inputs, the last among them.
+    if (r.bounds_checked > 0)
+      checks.outputs_checked = r.bounds_checked + (r.saved_sample >= 0 ? 1 : 0);
   }
   return std::nullopt;
 }
 
 void time_kernel(const ProblemConfig& problem, KernelRun& k, size_t index,
                  const NormalizationReference& reference, FreshReference& fresh,
-                 ProblemTensors& tensors, const RunContext& ctx) {
+                 ReferenceBounds& bounds, ProblemTensors& tensors, const RunContext& ctx) {
   TimingRequest request;
   request.kernel = index;
   request.deterministic = k.result->deterministic.value_or(false);
@@ -244,8 +273,9 @@ void time_kernel(const ProblemConfig& problem, KernelRun& k, size_t index,
     request.fresh_fingerprint = k.fresh_fingerprint;
   } else {
     // One sample among the first min_samples, on the fresh inputs, is verified besides the
-    // last.
+    // last; every other sample against the tolerance bounds on the device, where they fit.
     request.saved_sample = request.fresh_sample;
+    request.check_bounds = bounds.written(reference);
   }
   TimingReport report;
   try {
@@ -387,6 +417,7 @@ void run_problem(size_t index, const ProblemConfig& problem,
     if (k.pending) k.result->status = KernelStatus::passed;  // every trial ran and passed
 
   FreshReference fresh(problem, tensors, ctx.settings.threads);
+  ReferenceBounds bounds(problem, tensors, ctx.settings.threads);
   for (size_t i = 0; i < runs.size(); ++i) {
     KernelRun& k = runs[i];
     if (!k.pending) continue;
@@ -394,7 +425,7 @@ void run_problem(size_t index, const ProblemConfig& problem,
     check_determinism(problem, k, i, ctx);
     if (!k.pending || !ctx.settings.timing) continue;
     ctx.progress.update(fmt::format("{}: timing {}", problem.id, k.result->id));
-    time_kernel(problem, k, i, *reference, fresh, tensors, ctx);
+    time_kernel(problem, k, i, *reference, fresh, bounds, tensors, ctx);
   }
   for (KernelRun& k : runs) {
     std::optional<KernelActivity>& activity = k.result->activity;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "app/check/tolerance_bounds.hpp"
+#include "app/util/host_memory.hpp"
 #include "reference/parallel_chunks.hpp"
 
 namespace normbench {
@@ -23,7 +25,9 @@ size_t host_bytes_needed(const ProblemShape& problem) {
   // The shared slots; the floats beside the slots that are not views: of the inputs and the
   // fresh inputs, of the launch's and the sample's outputs; the reference's rounded sum for
   // add_rms_norm and a backward op's sums (four doubles a parameter).
-  size_t bytes = shared_layout(problem).end;
+  // The bounds' slots are not counted: a run writes them only for a kernel that is not bitwise
+  // deterministic, and checks then that they fit (ProblemTensors::encode_bounds).
+  size_t bytes = shared_layout(problem).bounds_begin;
   auto floats = [&](TensorKind kind) -> size_t {
     if (tensor_format(problem, kind).is_identity()) return 0;
     return static_cast<size_t>(tensor_elements(problem, kind)) * sizeof(float);
@@ -103,6 +107,36 @@ ReferenceInputs ProblemTensors::fresh_reference_inputs(int threads) {
   };
   return {decode(Input::x),    decode(Input::residual), decode(Input::weight),
           decode(Input::bias), decode(Input::dy),       decode(Input::ds_out)};
+}
+
+bool ProblemTensors::encode_bounds(const NormalizationReference& reference,
+                                   const OutputTolerances& tolerances, int threads) {
+  const SharedLayout l = shared_layout(problem_);
+  const std::vector<Output> outputs = problem_outputs(problem_);
+  // The slots, and floats in the logical order beside those that are not (channels-last).
+  size_t needed = l.end - l.bounds_begin;
+  for (Output output : outputs)
+    if (!bounds_format(problem_, output).is_identity())
+      needed +=
+          2 * static_cast<size_t>(tensor_elements(problem_, tensor_kind(output))) * sizeof(float);
+  const auto available = available_host_memory();
+  if (available && needed > *available) return false;
+  for (Output output : outputs) {
+    const TensorFormat format = bounds_format(problem_, output);
+    const std::vector<int64_t> shape = tensor_shape(problem_, tensor_kind(output));
+    char* lower_slot = shared_ + l.lower_bound(output).offset;
+    char* upper_slot = shared_ + l.upper_bound(output).offset;
+    if (format.is_identity()) {
+      tolerance_bounds(reference, output, tolerances, reinterpret_cast<float*>(lower_slot),
+                       reinterpret_cast<float*>(upper_slot), threads);
+      continue;
+    }
+    HostTensor lower(shape), upper(shape);
+    tolerance_bounds(reference, output, tolerances, lower.begin(), upper.begin(), threads);
+    encode_tensor(lower, format, lower_slot, threads);
+    encode_tensor(upper, format, upper_slot, threads);
+  }
+  return true;
 }
 
 OutputValues ProblemTensors::decode_outputs(Slots slots, int threads) {

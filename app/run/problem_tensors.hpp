@@ -7,6 +7,7 @@
 #pragma once
 
 #include "app/check/verify.hpp"
+#include "app/config/config.hpp"
 #include "app/inputs/inputs.hpp"
 #include "app/worker/shared_tensors.hpp"
 
@@ -30,6 +31,12 @@ class ProblemTensors {
   // The fresh inputs as floats in the logical order, for their reference (decoded once per call;
   // views of the slots where those are floats).
   ReferenceInputs fresh_reference_inputs(int threads);
+
+  // Writes the interval every output element must lie in (app/check/tolerance_bounds.hpp) into
+  // the bounds' slots, in the outputs' layouts; false, writing nothing, where the host memory
+  // it needs is not available.
+  bool encode_bounds(const NormalizationReference& reference, const OutputTolerances& tolerances,
+                     int threads);
 
   // The outputs the worker copied to the checked launch's slots, or to the timed sample's.
   enum class Slots { launch, sample };

@@ -83,7 +83,7 @@ std::optional<std::string> ProblemSession::allocate() {
   for (Output o : output_roles_)
     outputs_[static_cast<size_t>(o)] = GuardedBuffer(l.output(o).bytes);
   workspace_ = GuardedBuffer(workspace);
-  scratch_ = DeviceBuffer(sizeof(unsigned long long));
+  scratch_ = DeviceBuffer(2 * sizeof(unsigned long long));  // fingerprints, bounds checks
   return std::nullopt;
 }
 
@@ -256,6 +256,49 @@ LaunchReport ProblemSession::launch(size_t k, bool save_output) {
   return r;
 }
 
+ProblemSession::BoundsOnDevice ProblemSession::upload_bounds(std::string& skipped) const {
+  BoundsOnDevice b;
+  size_t bytes = 0;
+  for (Output o : output_roles_)
+    bytes += layout_.lower_bound(o).bytes + layout_.upper_bound(o).bytes;
+  size_t free = 0, total = 0;
+  NORMBENCH_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  constexpr size_t kMargin = size_t{256} << 20;  // for the allocator's own needs
+  if (bytes + kMargin > free) {
+    skipped = fmt::format("the tolerance bounds need {} of device memory, {} free",
+                          gigabytes(static_cast<double>(bytes)), gigabytes(free));
+    return b;
+  }
+  for (Output o : output_roles_) {
+    const auto i = static_cast<size_t>(o);
+    b.lower[i] = DeviceBuffer(layout_.lower_bound(o).bytes);
+    b.upper[i] = DeviceBuffer(layout_.upper_bound(o).bytes);
+    upload_slot(shared_, layout_.lower_bound(o), b.lower[i], device_.stream);
+    upload_slot(shared_, layout_.upper_bound(o), b.upper[i], device_.stream);
+  }
+  NORMBENCH_CUDA_CHECK(cudaStreamSynchronize(device_.stream));
+  b.uploaded = true;
+  return b;
+}
+
+void ProblemSession::check_bounds(const BoundsOnDevice& bounds, int64_t sample,
+                                  TimingReport& r) const {
+  for (Output o : output_roles_) {
+    const auto i = static_cast<size_t>(o);
+    const BoundsCheck c =
+        device_bounds_check(output(o).get(), tensor_dtype(problem_.shape, tensor_kind(o)),
+                            bounds.lower[i].as<float>(), bounds.upper[i].as<float>(),
+                            static_cast<size_t>(tensor_elements(problem_.shape, tensor_kind(o))),
+                            scratch_.as<unsigned long long>(), device_.stream);
+    if (c.outside == 0) continue;
+    r.bounds_mismatch = sample;
+    r.bounds_output = output_name(o);
+    r.bounds_outside = c.outside;
+    r.bounds_first = c.first;
+    return;
+  }
+}
+
 TimingReport ProblemSession::time(const TimingRequest& request, const L2Evictor& evictor,
                                   const std::function<void(size_t)>& progress) {
   const cudaStream_t stream = device_.stream;
@@ -282,6 +325,10 @@ TimingReport ProblemSession::time(const TimingRequest& request, const L2Evictor&
       if (const cudaError_t e = swap_fresh_inputs(); e != cudaSuccess) return e;
     return poison();
   };
+  // A kernel that is not bitwise deterministic: every sample on the last trial's inputs
+  // against the tolerance bounds, on the device (where they fit).
+  BoundsOnDevice bounds;
+  if (request.check_bounds) bounds = upload_bounds(r.bounds_skipped);
   if (plan.finish) hooks.after_launch = [&] { return plan.finish(a); };
   hooks.hold_us = plan.hold_us;
   const size_t k = request.kernel;
@@ -315,6 +362,10 @@ TimingReport ProblemSession::time(const TimingRequest& request, const L2Evictor&
     } else if (s == request.saved_sample) {
       copy_outputs_to(layout_.samples);
       r.saved_sample = request.saved_sample;
+    }
+    if (bounds.uploaded && !fresh) {
+      ++r.bounds_checked;
+      if (r.bounds_mismatch < 0) check_bounds(bounds, s, r);
     }
     if (fresh) NORMBENCH_CUDA_CHECK(swap_fresh_inputs());
     fresh = false;

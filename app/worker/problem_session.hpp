@@ -59,6 +59,15 @@ class ProblemSession {
   uint64_t inputs_fingerprint() const;
   uint64_t fresh_inputs_fingerprint() const;
   uint64_t outputs_fingerprint() const;
+  // The outputs' tolerance bounds on the device, from their shared slots.
+  struct BoundsOnDevice {
+    bool uploaded = false;
+    std::array<DeviceBuffer, kOutputCount> lower, upper;
+  };
+  // Uploads them, or says in `skipped` why not (no device memory for them).
+  BoundsOnDevice upload_bounds(std::string& skipped) const;
+  // The outputs against them: the first output with elements outside goes into `r`.
+  void check_bounds(const BoundsOnDevice& bounds, int64_t sample, TimingReport& r) const;
   // Copies the outputs to the shared slots of a launch (layout_.outputs) or of a sample.
   void copy_outputs_to(const std::array<SharedSlot, kOutputCount>& slots) const;
   std::vector<OutputGuard> output_guards() const;  // the damage to each output's guards

@@ -22,6 +22,10 @@ TensorFormat tensor_format(const ProblemShape& p, TensorKind kind) {
   return {tensor_dtype(p, kind), tensor_channels_last(p, kind)};
 }
 
+TensorFormat bounds_format(const ProblemShape& p, Output output) {
+  return {DType::float32, tensor_channels_last(p, tensor_kind(output))};
+}
+
 TensorFormat data_format(const ProblemShape& p) {
   return tensor_format(p, TensorKind::data);
 }
@@ -43,6 +47,14 @@ SharedLayout shared_layout(const ProblemShape& p) {
   for (Output o : kAllOutputs) place(l.outputs[static_cast<size_t>(o)], bytes_of(p, o, outputs));
   for (Output o : kAllOutputs) place(l.samples[static_cast<size_t>(o)], bytes_of(p, o, outputs));
   for (Input i : kAllInputs) place(l.fresh[static_cast<size_t>(i)], bytes_of(p, i, inputs));
+  l.bounds_begin = next;
+  for (Output o : kAllOutputs) {
+    const bool present = std::find(outputs.begin(), outputs.end(), o) != outputs.end();
+    const size_t bytes =
+        present ? encoded_bytes(tensor_elements(p, tensor_kind(o)), bounds_format(p, o)) : 0;
+    place(l.lower[static_cast<size_t>(o)], bytes);
+    place(l.upper[static_cast<size_t>(o)], bytes);
+  }
   l.end = next;
   return l;
 }

@@ -173,7 +173,8 @@ json to_json(const TimingRequest& r) {
           {"saved_sample", r.saved_sample},
           {"fresh_sample", r.fresh_sample},
           {"fresh_seed", r.fresh_seed},
-          {"fresh_fingerprint", r.fresh_fingerprint}};
+          {"fresh_fingerprint", r.fresh_fingerprint},
+          {"check_bounds", r.check_bounds}};
 }
 
 TimingRequest timing_request_from(const json& j) {
@@ -185,6 +186,7 @@ TimingRequest timing_request_from(const json& j) {
   r.fresh_sample = j.at("fresh_sample");
   r.fresh_seed = j.at("fresh_seed");
   r.fresh_fingerprint = j.at("fresh_fingerprint");
+  r.check_bounds = j.at("check_bounds");
   return r;
 }
 
@@ -200,6 +202,12 @@ json to_json(const TimingReport& r) {
           {"fresh_samples", r.fresh_samples},
           {"fresh_mismatch", r.fresh_mismatch},
           {"fresh_mismatch_replays", r.fresh_mismatch_replays},
+          {"bounds_checked", r.bounds_checked},
+          {"bounds_mismatch", r.bounds_mismatch},
+          {"bounds_output", r.bounds_output},
+          {"bounds_outside", r.bounds_outside},
+          {"bounds_first", r.bounds_first},
+          {"bounds_skipped", r.bounds_skipped},
           {"activity_escape", r.activity_escape},
           {"activity_strays", r.activity_strays},
           {"device_busy_us", r.device_busy_us},
@@ -219,6 +227,12 @@ TimingReport timing_report_from(const json& j) {
   r.fresh_samples = j.at("fresh_samples");
   r.fresh_mismatch = j.at("fresh_mismatch");
   r.fresh_mismatch_replays = j.at("fresh_mismatch_replays");
+  r.bounds_checked = j.at("bounds_checked");
+  r.bounds_mismatch = j.at("bounds_mismatch");
+  r.bounds_output = j.at("bounds_output");
+  r.bounds_outside = j.at("bounds_outside");
+  r.bounds_first = j.at("bounds_first");
+  r.bounds_skipped = j.at("bounds_skipped");
   r.activity_escape = j.at("activity_escape");
   r.activity_strays = j.at("activity_strays");
   r.device_busy_us = j.at("device_busy_us").get<std::vector<double>>();

@@ -3,9 +3,15 @@
 // and time the ones that pass.
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <vector>
+
 #include "app/config/config.hpp"
+#include "app/device/device_buffer.hpp"
+#include "app/device/device_checks.hpp"
 #include "app/run/run_pipeline.hpp"
 #include "kernels/registry.hpp"
+#include "reference/low_precision.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 
 namespace normbench {
@@ -49,6 +55,19 @@ cudaError_t off_by_3e5(const ProblemShape& p, const DeviceCaps& d, const KernelA
 cudaError_t mutates_input(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
   if (cudaError_t e = correct(p, d, a); e != cudaSuccess) return e;
   flip_first_input<<<1, 1, 0, a.stream>>>(static_cast<float*>(const_cast<void*>(a.x)));
+  return cudaGetLastError();
+}
+
+__global__ void flip_lowest_bit(float* y) {
+  y[0] = __uint_as_float(__float_as_uint(y[0]) ^ 1u);
+}
+
+// Correct, with the lowest bit of y[0] flipped on every other launch: not bitwise
+// deterministic, and well within the tolerance.
+cudaError_t honest_noise(const ProblemShape& p, const DeviceCaps& d, const KernelArgs& a) {
+  static int launches = 0;
+  if (cudaError_t e = correct(p, d, a); e != cudaSuccess) return e;
+  if (++launches % 2 == 1) flip_lowest_bit<<<1, 1, 0, a.stream>>>(static_cast<float*>(a.y));
   return cudaGetLastError();
 }
 
@@ -108,6 +127,51 @@ TEST(HarnessOnGpu, LatencyFloorIsMeasuredOncePerRun) {
   EXPECT_EQ(k.floor->bound, FloorBound::latency);
   EXPECT_EQ(k.floor->ms, floor.cold.summary.median);  // flush_l2 is on
   EXPECT_GT(*k.percent_of_floor, 0.0);
+}
+
+// A kernel that is not bitwise deterministic passes, with every timed sample checked: those
+// on the last trial's inputs against the tolerance bounds on the device, the one on fresh inputs
+// against their reference on the host.
+TEST(HarnessOnGpu, ANondeterministicKernelHasEveryTimedSampleChecked) {
+  NORMBENCH_SKIP_WITHOUT_GPU();
+  const KernelResult k =
+      run_one(make_variant(Op::layer_norm, "layer_norm.t_noise", "", honest_noise), true);
+  ASSERT_EQ(k.status, KernelStatus::passed) << k.reason;
+  EXPECT_EQ(k.deterministic, false);
+  ASSERT_TRUE(k.timing && k.timing_checks);
+  EXPECT_EQ(k.timing_checks->method, "bounds");
+  EXPECT_EQ(k.timing_checks->fresh_inputs, 1);
+  EXPECT_EQ(static_cast<size_t>(k.timing_checks->outputs_checked), k.timing->summary.count);
+}
+
+// The device's test of each element against its bounds, in each output type: outside where the
+// value is past a bound, or not NaN where the bounds are (a NaN reference), or NaN where they
+// are not.
+TEST(HarnessOnGpu, BoundsCheckCountsTheElementsOutside) {
+  NORMBENCH_SKIP_WITHOUT_GPU();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> lower = {0.5f, nan, 2.5f, 2.0f, nan, 0.0f};
+  const std::vector<float> upper = {1.5f, nan, 3.0f, 4.0f, nan, 1.0f};
+  const std::vector<float> values = {1.0f, nan, 2.0f, 3.0f, 1.0f, nan};  // 2, 4 and 5 outside
+  DeviceBuffer bounds(2 * lower.size() * sizeof(float)), scratch(2 * sizeof(unsigned long long));
+  cudaMemcpy(bounds.get(), lower.data(), lower.size() * sizeof(float), cudaMemcpyHostToDevice);
+  cudaMemcpy(bounds.as<float>() + lower.size(), upper.data(), upper.size() * sizeof(float),
+             cudaMemcpyHostToDevice);
+  for (DType dtype : kAllDTypes) {
+    std::vector<uint16_t> bits;
+    for (float v : values)
+      bits.push_back(dtype == DType::bfloat16 ? bfloat16_bits(v) : float16_bits(v));
+    DeviceBuffer data(values.size() * sizeof(float));
+    if (dtype == DType::float32)
+      cudaMemcpy(data.get(), values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice);
+    else
+      cudaMemcpy(data.get(), bits.data(), bits.size() * sizeof(uint16_t), cudaMemcpyHostToDevice);
+    const BoundsCheck c = device_bounds_check(data.get(), dtype, bounds.as<float>(),
+                                              bounds.as<float>() + lower.size(), values.size(),
+                                              scratch.as<unsigned long long>(), nullptr);
+    EXPECT_EQ(c.outside, 3u) << dtype_name(dtype);
+    EXPECT_EQ(c.first, 2u) << dtype_name(dtype);
+  }
 }
 
 TEST(HarnessOnGpu, UnwrittenOutputFails) {

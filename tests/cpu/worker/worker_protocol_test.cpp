@@ -34,5 +34,26 @@ TEST(WorkerProtocol, TimingReportsKeepEachOutputsGuards) {
   EXPECT_FALSE(got.output_guards[1].damage.any());
 }
 
+TEST(WorkerProtocol, TheBoundsCheckGoesAndComesBack) {
+  TimingRequest request;
+  request.check_bounds = true;
+  EXPECT_TRUE(timing_request_from(nlohmann::json::parse(to_json(request).dump())).check_bounds);
+  TimingReport sent;
+  sent.launch_error = "refused";
+  sent.bounds_checked = 12;
+  sent.bounds_mismatch = 4;
+  sent.bounds_output = "s";
+  sent.bounds_outside = 1024;
+  sent.bounds_first = 17;
+  sent.bounds_skipped = "no room";
+  const TimingReport got = timing_report_from(nlohmann::json::parse(to_json(sent).dump()));
+  EXPECT_EQ(got.bounds_checked, 12);
+  EXPECT_EQ(got.bounds_mismatch, 4);
+  EXPECT_EQ(got.bounds_output, "s");
+  EXPECT_EQ(got.bounds_outside, 1024u);
+  EXPECT_EQ(got.bounds_first, 17u);
+  EXPECT_EQ(got.bounds_skipped, "no room");
+}
+
 }  // namespace
 }  // namespace normbench

@@ -1,0 +1,65 @@
+#include "app/check/tolerance_bounds.hpp"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "app/check/sum_tolerance.hpp"
+#include "reference/parallel_chunks.hpp"
+
+namespace normbench {
+
+namespace {
+// The float nearest `value` on the side of `toward`, then one float further: the double
+// arithmetic of the host's rule may round either way at the boundary.
+float outward(double value, float toward) {
+  float f = static_cast<float>(value);
+  if (toward < 0 ? static_cast<double>(f) > value : static_cast<double>(f) < value)
+    f = std::nextafter(f, toward);
+  return std::nextafter(f, toward);
+}
+}  // namespace
+
+void element_bounds(double ref, const Tolerance& tolerance, double allowance, float& lower,
+                    float& upper) {
+  if (!std::isfinite(ref)) {  // NaN: y must be NaN; an infinity: y must be that infinity
+    lower = upper = static_cast<float>(ref);
+    return;
+  }
+  const double bound = tolerance.atol + tolerance.rtol * std::fabs(ref) + allowance;
+  constexpr float kInfinity = std::numeric_limits<float>::infinity();
+  lower = outward(ref - bound, -kInfinity);
+  upper = outward(ref + bound, kInfinity);
+}
+
+void tolerance_bounds(const NormalizationReference& reference, Output output,
+                      const OutputTolerances& tolerances, float* lower, float* upper,
+                      int threads) {
+  const bool is_sum = tensor_kind(output) == TensorKind::params;
+  const Tolerance& tolerance = is_sum ? tolerances.params : tolerances.data;
+  const int64_t terms = reduction_terms(reference.problem());
+  parallel_for_chunks(
+      reference.num_pieces(output), reference.pieces_per_chunk(output),
+      [&](int64_t, int64_t first, int64_t last) {
+        std::vector<double> expected, magnitudes;
+        for (int64_t p = first; p < last; ++p) {
+          const int64_t begin = reference.piece_begin(output, p);
+          const int64_t n = reference.piece_end(output, p) - begin;
+          expected.resize(static_cast<size_t>(n));
+          reference.expected(output, begin, n, expected.data());
+          if (is_sum) {
+            magnitudes.resize(static_cast<size_t>(n));
+            reference.term_magnitudes(output, begin, n, magnitudes.data());
+          }
+          for (int64_t j = 0; j < n; ++j) {
+            const double allowance =
+                is_sum ? sum_allowance(terms, magnitudes[static_cast<size_t>(j)]) : 0.0;
+            element_bounds(expected[static_cast<size_t>(j)], tolerance, allowance,
+                           lower[begin + j], upper[begin + j]);
+          }
+        }
+      },
+      threads);
+}
+
+}  // namespace normbench
