@@ -33,8 +33,7 @@ void element_bounds(double ref, const Tolerance& tolerance, double allowance, fl
 }
 
 void tolerance_bounds(const NormalizationReference& reference, Output output,
-                      const OutputTolerances& tolerances, float* lower, float* upper,
-                      int threads) {
+                      const OutputTolerances& tolerances, float* lower, float* upper, int threads) {
   const bool is_sum = tensor_kind(output) == TensorKind::params;
   const Tolerance& tolerance = is_sum ? tolerances.params : tolerances.data;
   const int64_t terms = reduction_terms(reference.problem());
@@ -54,8 +53,8 @@ void tolerance_bounds(const NormalizationReference& reference, Output output,
           for (int64_t j = 0; j < n; ++j) {
             const double allowance =
                 is_sum ? sum_allowance(terms, magnitudes[static_cast<size_t>(j)]) : 0.0;
-            element_bounds(expected[static_cast<size_t>(j)], tolerance, allowance,
-                           lower[begin + j], upper[begin + j]);
+            element_bounds(expected[static_cast<size_t>(j)], tolerance, allowance, lower[begin + j],
+                           upper[begin + j]);
           }
         }
       },

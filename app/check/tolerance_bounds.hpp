@@ -21,7 +21,6 @@ void element_bounds(double ref, const Tolerance& tolerance, double allowance, fl
 // Every element of `output` in the logical order, into `lower` and `upper` (its element count
 // each).
 void tolerance_bounds(const NormalizationReference& reference, Output output,
-                      const OutputTolerances& tolerances, float* lower, float* upper,
-                      int threads);
+                      const OutputTolerances& tolerances, float* lower, float* upper, int threads);
 
 }  // namespace normbench

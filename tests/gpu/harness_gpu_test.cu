@@ -10,6 +10,7 @@
 #include "app/device/device_buffer.hpp"
 #include "app/device/device_checks.hpp"
 #include "app/run/run_pipeline.hpp"
+#include "app/worker/worker_process.hpp"
 #include "kernels/registry.hpp"
 #include "reference/low_precision.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
@@ -146,31 +147,42 @@ TEST(HarnessOnGpu, ANondeterministicKernelHasEveryTimedSampleChecked) {
 
 // The device's test of each element against its bounds, in each output type: outside where the
 // value is past a bound, or not NaN where the bounds are (a NaN reference), or NaN where they
-// are not.
+// are not. In a child process: this one forks the harness's workers, so it must not touch CUDA.
 TEST(HarnessOnGpu, BoundsCheckCountsTheElementsOutside) {
   NORMBENCH_SKIP_WITHOUT_GPU();
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  const std::vector<float> lower = {0.5f, nan, 2.5f, 2.0f, nan, 0.0f};
-  const std::vector<float> upper = {1.5f, nan, 3.0f, 4.0f, nan, 1.0f};
-  const std::vector<float> values = {1.0f, nan, 2.0f, 3.0f, 1.0f, nan};  // 2, 4 and 5 outside
-  DeviceBuffer bounds(2 * lower.size() * sizeof(float)), scratch(2 * sizeof(unsigned long long));
-  cudaMemcpy(bounds.get(), lower.data(), lower.size() * sizeof(float), cudaMemcpyHostToDevice);
-  cudaMemcpy(bounds.as<float>() + lower.size(), upper.data(), upper.size() * sizeof(float),
-             cudaMemcpyHostToDevice);
+  WorkerProcess child([](WorkerChannel& channel) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<float> lower = {0.5f, nan, 2.5f, 2.0f, nan, 0.0f};
+    const std::vector<float> upper = {1.5f, nan, 3.0f, 4.0f, nan, 1.0f};
+    const std::vector<float> values = {1.0f, nan, 2.0f, 3.0f, 1.0f, nan};  // 2, 4, 5 outside
+    const size_t n = values.size();
+    DeviceBuffer bounds(2 * n * sizeof(float)), scratch(2 * sizeof(unsigned long long));
+    cudaMemcpy(bounds.get(), lower.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+    cudaMemcpy(bounds.as<float>() + n, upper.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+    nlohmann::json found;
+    for (DType dtype : kAllDTypes) {
+      std::vector<uint16_t> bits;
+      for (float v : values)
+        bits.push_back(dtype == DType::bfloat16 ? bfloat16_bits(v) : float16_bits(v));
+      DeviceBuffer data(n * sizeof(float));
+      cudaMemcpy(data.get(),
+                 dtype == DType::float32 ? static_cast<const void*>(values.data()) : bits.data(),
+                 n * dtype_bytes(dtype), cudaMemcpyHostToDevice);
+      const BoundsCheck c =
+          device_bounds_check(data.get(), dtype, bounds.as<float>(), bounds.as<float>() + n, n,
+                              scratch.as<unsigned long long>(), nullptr);
+      found[std::string(dtype_name(dtype))] = {c.outside, c.first};
+    }
+    channel.send(found);
+    return 0;
+  });
+  const nlohmann::json found = child.receive(60.0);
+  child.stop();
   for (DType dtype : kAllDTypes) {
-    std::vector<uint16_t> bits;
-    for (float v : values)
-      bits.push_back(dtype == DType::bfloat16 ? bfloat16_bits(v) : float16_bits(v));
-    DeviceBuffer data(values.size() * sizeof(float));
-    if (dtype == DType::float32)
-      cudaMemcpy(data.get(), values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice);
-    else
-      cudaMemcpy(data.get(), bits.data(), bits.size() * sizeof(uint16_t), cudaMemcpyHostToDevice);
-    const BoundsCheck c = device_bounds_check(data.get(), dtype, bounds.as<float>(),
-                                              bounds.as<float>() + lower.size(), values.size(),
-                                              scratch.as<unsigned long long>(), nullptr);
-    EXPECT_EQ(c.outside, 3u) << dtype_name(dtype);
-    EXPECT_EQ(c.first, 2u) << dtype_name(dtype);
+    const std::string name(dtype_name(dtype));
+    ASSERT_TRUE(found.contains(name)) << found.dump();
+    EXPECT_EQ(found[name][0], 3u) << name;
+    EXPECT_EQ(found[name][1], 2u) << name;
   }
 }
 

@@ -49,7 +49,8 @@ TEST(ToleranceBounds, HoldWhatTheRulePassesAndNoMoreThanTheBoundsLastFloats) {
       for (double edge : {ref - bound, ref + bound, ref})
         for (int step = -4; step <= 4; ++step) {
           const float near = static_cast<float>(edge);
-          const float y = step < 0 ? floats_away(near, -kInf, -step) : floats_away(near, kInf, step);
+          const float y =
+              step < 0 ? floats_away(near, -kInf, -step) : floats_away(near, kInf, step);
           const bool rule = within_tolerance(y, ref, tolerance, allowance);
           if (rule) {
             EXPECT_TRUE(inside(lower, upper, y)) << ref << " " << y;
@@ -57,7 +58,8 @@ TEST(ToleranceBounds, HoldWhatTheRulePassesAndNoMoreThanTheBoundsLastFloats) {
           } else if (inside(lower, upper, y)) {
             // Lenient only within two floats of the rule's edge.
             const double ulp = std::nextafter(std::fabs(y), kInf) - std::fabs(y);
-            const double beyond = std::min(std::fabs(y - (ref - bound)), std::fabs(y - (ref + bound)));
+            const double beyond =
+                std::min(std::fabs(y - (ref - bound)), std::fabs(y - (ref + bound)));
             EXPECT_LE(beyond, 2.0 * ulp) << ref << " " << y;
           } else {
             ++failed;
