@@ -1,9 +1,9 @@
 // Verification's rule as an interval per element, for the device: an output element passes
 // where lower <= y <= upper, or, where the reference is NaN (lower and upper NaN), where y is
-// NaN too. The bounds are float32, rounded outward by one more float than the rule needs, so
-// that an element the host's float64 check passes (app/check/verify.hpp) always passes here;
-// one it fails passes here only within that last float. The worker checks every timed sample
-// of a kernel that is not bitwise deterministic against them (docs/how-it-works.md).
+// NaN too. The bounds are float32, rounded outward and then one float further, so that an
+// element the host's float64 check passes (app/check/verify.hpp) always passes here; one it
+// fails passes here only within two floats of the rule's edge. The worker checks every timed
+// sample of a kernel that is not bitwise deterministic against them (docs/how-it-works.md).
 #pragma once
 
 #include <cstdint>

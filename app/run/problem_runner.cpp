@@ -246,9 +246,10 @@ std::optional<std::string> timing_failure(const ProblemConfig& problem, const Ti
       const VerificationResult v = verify(reference, ProblemTensors::Slots::launch);
       if (!v.passed) return failed(v, last);
     }
-    // The bounds covered every sample on these inputs, the last among them.
+    // The bounds covered every sample on these inputs, the last among them; not the one on
+    // fresh inputs.
     if (r.bounds_checked > 0)
-      checks.outputs_checked = r.bounds_checked + (r.saved_sample >= 0 ? 1 : 0);
+      checks.outputs_checked = r.bounds_checked + (r.saved_sample >= 0 && saved_fresh ? 1 : 0);
   }
   return std::nullopt;
 }
@@ -275,6 +276,7 @@ void time_kernel(const ProblemConfig& problem, KernelRun& k, size_t index,
     // One sample among the first min_samples, on the fresh inputs, is verified besides the
     // last; every other sample against the tolerance bounds on the device, where they fit.
     request.saved_sample = request.fresh_sample;
+    ctx.progress.update(fmt::format("{}: {}: tolerance bounds", problem.id, k.result->id));
     request.check_bounds = bounds.written(reference);
   }
   TimingReport report;
