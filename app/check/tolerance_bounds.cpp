@@ -2,9 +2,8 @@
 
 #include <cmath>
 #include <limits>
-#include <vector>
 
-#include "app/check/sum_tolerance.hpp"
+#include "app/check/verify.hpp"
 #include "reference/parallel_chunks.hpp"
 
 namespace normbench {
@@ -34,29 +33,18 @@ void element_bounds(double ref, const Tolerance& tolerance, double allowance, fl
 
 void tolerance_bounds(const NormalizationReference& reference, Output output,
                       const OutputTolerances& tolerances, float* lower, float* upper, int threads) {
-  const bool is_sum = tensor_kind(output) == TensorKind::params;
-  const Tolerance& tolerance = is_sum ? tolerances.params : tolerances.data;
-  const int64_t terms = reduction_terms(reference.problem());
+  const Tolerance& tolerance =
+      tensor_kind(output) == TensorKind::params ? tolerances.params : tolerances.data;
   parallel_for_chunks(
       reference.num_pieces(output), reference.pieces_per_chunk(output),
       [&](int64_t, int64_t first, int64_t last) {
-        std::vector<double> expected, magnitudes;
-        for (int64_t p = first; p < last; ++p) {
-          const int64_t begin = reference.piece_begin(output, p);
-          const int64_t n = reference.piece_end(output, p) - begin;
-          expected.resize(static_cast<size_t>(n));
-          reference.expected(output, begin, n, expected.data());
-          if (is_sum) {
-            magnitudes.resize(static_cast<size_t>(n));
-            reference.term_magnitudes(output, begin, n, magnitudes.data());
-          }
-          for (int64_t j = 0; j < n; ++j) {
-            const double allowance =
-                is_sum ? sum_allowance(terms, magnitudes[static_cast<size_t>(j)]) : 0.0;
-            element_bounds(expected[static_cast<size_t>(j)], tolerance, allowance, lower[begin + j],
-                           upper[begin + j]);
-          }
-        }
+        visit_expected(
+            reference, output, first, last,
+            [&](int64_t begin, int64_t n, const double* expected, const double* allowances) {
+              for (int64_t j = 0; j < n; ++j)
+                element_bounds(expected[j], tolerance, allowances ? allowances[j] : 0.0,
+                               lower[begin + j], upper[begin + j]);
+            });
       },
       threads);
 }

@@ -10,6 +10,26 @@
 
 namespace normbench {
 
+void visit_expected(const NormalizationReference& reference, Output output, int64_t first,
+                    int64_t last, const ExpectedVisitor& visit) {
+  // Sums over the data (dweight, dbias) may err by their accumulation's allowance besides.
+  const bool is_sum = tensor_kind(output) == TensorKind::params;
+  const int64_t terms = reduction_terms(reference.problem());
+  std::vector<double> expected, allowances;
+  for (int64_t p = first; p < last; ++p) {
+    const int64_t begin = reference.piece_begin(output, p);
+    const int64_t n = reference.piece_end(output, p) - begin;
+    expected.resize(static_cast<size_t>(n));
+    reference.expected(output, begin, n, expected.data());
+    if (is_sum) {
+      allowances.resize(static_cast<size_t>(n));
+      reference.term_magnitudes(output, begin, n, allowances.data());
+      for (double& a : allowances) a = sum_allowance(terms, a);
+    }
+    visit(begin, n, expected.data(), is_sum ? allowances.data() : nullptr);
+  }
+}
+
 namespace {
 // What one chunk of pieces found; chunks are merged in index order.
 struct Tally {
@@ -44,47 +64,36 @@ Tally check_output(const NormalizationReference& reference, Output output, const
   const int64_t pieces_per_chunk = reference.pieces_per_chunk(output);
   const int64_t chunks = ceil_div(reference.num_pieces(output), pieces_per_chunk);
   const AccuracyTally none(tensor_dtype(problem, tensor_kind(output)), tolerance);
-  // Sums over the data (dweight, dbias) may err by their accumulation's allowance besides.
-  const bool is_sum = tensor_kind(output) == TensorKind::params;
-  const int64_t terms = reduction_terms(problem);
   std::vector<Tally> tallies(static_cast<size_t>(chunks));
   for (Tally& t : tallies) t.accuracy = none;
   parallel_for_chunks(
       reference.num_pieces(output), pieces_per_chunk,
       [&](int64_t chunk, int64_t first, int64_t last) {
         Tally& t = tallies[static_cast<size_t>(chunk)];
-        std::vector<double> expected, magnitudes;
-        for (int64_t p = first; p < last; ++p) {
-          const int64_t begin = reference.piece_begin(output, p);
-          const int64_t n = reference.piece_end(output, p) - begin;
-          expected.resize(static_cast<size_t>(n));
-          reference.expected(output, begin, n, expected.data());
-          if (is_sum) {
-            magnitudes.resize(static_cast<size_t>(n));
-            reference.term_magnitudes(output, begin, n, magnitudes.data());
-          }
-          for (int64_t j = 0; j < n; ++j) {
-            const double ref = expected[static_cast<size_t>(j)];
-            const double allowance =
-                is_sum ? sum_allowance(terms, magnitudes[static_cast<size_t>(j)]) : 0.0;
-            const float v = y[begin + j];
-            const double err = std::fabs(static_cast<double>(v) - ref);
-            t.accuracy.add(v, ref, allowance);
-            if (std::isfinite(err)) {
-              t.max_abs = std::max(t.max_abs, err);
-              if (ref != 0.0) t.max_rel = std::max(t.max_rel, err / std::fabs(ref));
-              t.err_sq += err * err;
-              t.ref_sq += ref * ref;
-            }
-            if (!within_tolerance(v, ref, tolerance, allowance)) {
-              ++t.violations;
-              if (!std::isfinite(static_cast<double>(v)) && std::isfinite(ref)) ++t.nonfinite;
-              if (t.mismatches.size() < max_mismatches)
-                t.mismatches.push_back({begin + j, {}, v, ref, output_name(output)});
-            }
-          }
-          t.checked += n;
-        }
+        visit_expected(
+            reference, output, first, last,
+            [&](int64_t begin, int64_t n, const double* expected, const double* allowances) {
+              for (int64_t j = 0; j < n; ++j) {
+                const double ref = expected[j];
+                const double allowance = allowances ? allowances[j] : 0.0;
+                const float v = y[begin + j];
+                const double err = std::fabs(static_cast<double>(v) - ref);
+                t.accuracy.add(v, ref, allowance);
+                if (std::isfinite(err)) {
+                  t.max_abs = std::max(t.max_abs, err);
+                  if (ref != 0.0) t.max_rel = std::max(t.max_rel, err / std::fabs(ref));
+                  t.err_sq += err * err;
+                  t.ref_sq += ref * ref;
+                }
+                if (!within_tolerance(v, ref, tolerance, allowance)) {
+                  ++t.violations;
+                  if (!std::isfinite(static_cast<double>(v)) && std::isfinite(ref)) ++t.nonfinite;
+                  if (t.mismatches.size() < max_mismatches)
+                    t.mismatches.push_back({begin + j, {}, v, ref, output_name(output)});
+                }
+              }
+              t.checked += n;
+            });
       },
       threads);
   Tally all;

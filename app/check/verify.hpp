@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,14 @@ struct OutputValues {
     return v;
   }
 };
+
+// The pieces [first, last) of `output` (runs of elements contiguous in the logical order), each
+// with its expected values and what each element may err beyond atol + rtol |ref| (a sum
+// output's accumulation allowance; null for the others, whose allowance is 0).
+using ExpectedVisitor = std::function<void(int64_t begin, int64_t count, const double* expected,
+                                           const double* allowances)>;
+void visit_expected(const NormalizationReference& reference, Output output, int64_t first,
+                    int64_t last, const ExpectedVisitor& visit);
 
 // `allowance`: what a sum output may err beyond atol + rtol |ref| (0 for the others).
 bool within_tolerance(float y, double ref, const Tolerance& tolerance, double allowance = 0.0);
