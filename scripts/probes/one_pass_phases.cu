@@ -111,9 +111,10 @@ int main(int argc, char** argv) {
        [=](cudaStream_t s) { no_barrier_kernel<<<blocks, kThreads, 0, s>>>(cx, y, count); }},
       {"copy", [=](cudaStream_t s) { copy_vectors<<<4 * sms, 512, 0, s>>>(cx, y, count); }},
   };
-  std::printf("%d SMs, %d blocks of %d threads, %d vectors a thread; median, min and max of 201 "
-              "event-timed samples (us)\n",
-              sms, blocks, kThreads, kVectors);
+  std::printf(
+      "%d SMs, %d blocks of %d threads, %d vectors a thread; median, min and max of 201 "
+      "event-timed samples (us)\n",
+      sms, blocks, kThreads, kVectors);
   print_case_timings(timer, cases, few ? 1 : 3, few ? 3 : 201, 12);
   return 0;
 }
