@@ -64,8 +64,8 @@ class ProblemSession {
     bool uploaded = false;
     std::array<DeviceBuffer, kOutputCount> lower, upper;
   };
-  // Uploads them, or says in `skipped` why not (no device memory for them).
-  BoundsOnDevice upload_bounds(std::string& skipped) const;
+  // Uploads them; none where they do not fit in device memory.
+  BoundsOnDevice upload_bounds() const;
   // The outputs against them: the first output with elements outside goes into `r`.
   void check_bounds(const BoundsOnDevice& bounds, int64_t sample, TimingReport& r) const;
   // Copies the outputs to the shared slots of a launch (layout_.outputs) or of a sample.

@@ -207,7 +207,6 @@ json to_json(const TimingReport& r) {
           {"bounds_output", r.bounds_output},
           {"bounds_outside", r.bounds_outside},
           {"bounds_first", r.bounds_first},
-          {"bounds_skipped", r.bounds_skipped},
           {"activity_escape", r.activity_escape},
           {"activity_strays", r.activity_strays},
           {"device_busy_us", r.device_busy_us},
@@ -232,7 +231,6 @@ TimingReport timing_report_from(const json& j) {
   r.bounds_output = j.at("bounds_output");
   r.bounds_outside = j.at("bounds_outside");
   r.bounds_first = j.at("bounds_first");
-  r.bounds_skipped = j.at("bounds_skipped");
   r.activity_escape = j.at("activity_escape");
   r.activity_strays = j.at("activity_strays");
   r.device_busy_us = j.at("device_busy_us").get<std::vector<double>>();

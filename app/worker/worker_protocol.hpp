@@ -81,15 +81,14 @@ struct TimingReport {
   int fresh_samples = 0;        // samples run on the fresh inputs
   int64_t fresh_mismatch = -1;  // the first of those (deterministic) without its verified output
   bool fresh_mismatch_replays = false;  // ... whose output was the other inputs' verified one
-  // With check_bounds: the samples checked against the bounds, and the first outside them
-  // (-1 if none): in which output, how many of its elements, the lowest index. Or why the
-  // bounds could not be checked (no device memory for them).
+  // With check_bounds: the samples checked against the bounds (none where they did not fit in
+  // device memory), and the first outside them (-1 if none): in which output, how many of its
+  // elements, the lowest index.
   int bounds_checked = 0;
   int64_t bounds_mismatch = -1;
   std::string bounds_output;
   uint64_t bounds_outside = 0;
   uint64_t bounds_first = 0;
-  std::string bounds_skipped;
   // The activity trace: the first operation outside its launch's timed region ("timed sample
   // 3: ran 1 kernel on ..."), the device time of each sample's operations, the last sample's
   // operations. Empty without a trace.

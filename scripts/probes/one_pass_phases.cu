@@ -37,13 +37,9 @@ constexpr int kVectors = 20;  // 132 blocks x 512 threads x 20 x 16 bytes >= 21 
 __global__ void empty_kernel() {}
 
 __global__ void __launch_bounds__(kThreads, 1) reads_kernel(const uint4* x, int64_t count) {
-  const int64_t base = int64_t{blockIdx.x} * kVectors * kThreads + threadIdx.x;
   uint4 v[kVectors];
-#pragma unroll
-  for (int j = 0; j < kVectors; ++j) {
-    const int64_t i = base + int64_t{j} * kThreads;
-    v[j] = i < count ? x[i] : make_uint4(0, 0, 0, 0);
-  }
+  load_into_registers<kThreads>(x, int64_t{blockIdx.x} * kVectors * kThreads + threadIdx.x, count,
+                                v);
   unsigned mix = 0u;
 #pragma unroll
   for (int j = 0; j < kVectors; ++j) mix ^= v[j].x ^ v[j].w;

@@ -87,6 +87,18 @@ inline int sm_count() {
 
 __device__ unsigned probe_sink;  // written only on an impossible value: a dependency, not data
 
+// Thread t's vectors into registers: vector j is base + j * kThreads (base = begin + t), zero at
+// and past `end`.
+template <int kThreads, int kVectors>
+__device__ __forceinline__ void load_into_registers(const uint4* x, int64_t base, int64_t end,
+                                                    uint4 (&v)[kVectors]) {
+#pragma unroll
+  for (int j = 0; j < kVectors; ++j) {
+    const int64_t i = base + int64_t{j} * kThreads;
+    v[j] = i < end ? x[i] : make_uint4(0, 0, 0, 0);
+  }
+}
+
 // The one-pass skeleton of x held in registers: thread t loads vectors begin + t + j * kThreads
 // (j < kVectors, below `end`), folds one word of each into a value that a store before the
 // barrier depends on (so that every load is waited for), calls barrier(), and stores each vector
@@ -96,11 +108,7 @@ __device__ __forceinline__ void hold_in_registers(const uint4* x, uint4* y, int6
                                                   int64_t end, const Barrier& barrier) {
   const int64_t base = begin + threadIdx.x;
   uint4 v[kVectors];
-#pragma unroll
-  for (int j = 0; j < kVectors; ++j) {
-    const int64_t i = base + int64_t{j} * kThreads;
-    v[j] = i < end ? x[i] : make_uint4(0, 0, 0, 0);
-  }
+  load_into_registers<kThreads>(x, base, end, v);
   unsigned mix = 0u;
 #pragma unroll
   for (int j = 0; j < kVectors; ++j) mix ^= v[j].x;

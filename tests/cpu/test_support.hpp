@@ -1,11 +1,12 @@
 // Small helpers shared by the CPU tests: repository paths, temporary folders, file reading,
-// what a refusal says.
+// what a refusal says, a config's first problem.
 #pragma once
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "app/config/config.hpp"
 #include "app/util/errors.hpp"
 
 namespace normbench::testing {
@@ -30,6 +32,15 @@ std::string usage_error(F&& f) {
     return e.what();
   }
   return "";
+}
+
+// The first problem of a config given as JSON text. Its RunConfig is kept for the whole test
+// binary: a ProblemConfig refers into it.
+inline ProblemConfig first_problem(const std::string& config_json,
+                                   const std::string& file = "test.json") {
+  static std::deque<RunConfig> keep;
+  keep.push_back(parse_config(config_json, file));
+  return keep.back().problems.at(0);
 }
 
 // A path inside the source tree (configs/, tests/fixtures/).

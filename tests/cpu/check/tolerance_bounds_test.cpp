@@ -15,6 +15,7 @@
 #include "app/config/config.hpp"
 #include "app/run/problem_tensors.hpp"
 #include "reference/low_precision.hpp"
+#include "tests/cpu/test_support.hpp"
 
 namespace normbench {
 namespace {
@@ -86,16 +87,10 @@ TEST(ToleranceBounds, NonFiniteReferencesPassOnlyThemselves) {
   EXPECT_FALSE(inside(lower, upper, kNaN));
 }
 
-ProblemConfig problem_of(const std::string& json) {
-  static std::vector<RunConfig> keep;  // the ProblemConfig refers into its RunConfig
-  keep.push_back(parse_config(json, "test.json"));
-  return keep.back().problems.at(0);
-}
-
 // A channels-last bfloat16 GroupNorm: the bounds go into their slots in y's device layout, and
 // the reference rounded to bfloat16 (the best output) lies inside them everywhere, NaN nowhere.
 TEST(ToleranceBounds, AreEncodedInTheOutputsLayout) {
-  const ProblemConfig p = problem_of(R"({"name":"t","defaults":{"dtype":"bfloat16"},
+  const ProblemConfig p = testing::first_problem(R"({"name":"t","defaults":{"dtype":"bfloat16"},
       "problems":[{"id":"g","op":"group_norm","shape":[2,8,3,5],"groups":4,
                    "layout":"nhwc"}]})");
   const SharedLayout l = shared_layout(p.shape);

@@ -8,16 +8,14 @@
 #include "app/config/config.hpp"
 #include "app/util/errors.hpp"
 #include "kernels/tensor_roles.hpp"
+#include "tests/cpu/test_support.hpp"
 
 namespace normbench {
 namespace {
 
 ProblemConfig one(const std::string& problem, const std::string& defaults = "{}") {
-  static std::vector<RunConfig> keep;
-  keep.push_back(parse_config(
-      R"({"name": "t", "defaults": )" + defaults + R"(, "problems": [)" + problem + "]}",
-      "t.json"));
-  return keep.back().problems.at(0);
+  return testing::first_problem(
+      R"({"name": "t", "defaults": )" + defaults + R"(, "problems": [)" + problem + "]}", "t.json");
 }
 
 std::string error_of(const std::string& problem) {

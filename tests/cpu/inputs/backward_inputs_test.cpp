@@ -8,14 +8,13 @@
 
 #include "app/inputs/inputs.hpp"
 #include "app/worker/shared_tensors.hpp"
+#include "tests/cpu/test_support.hpp"
 
 namespace normbench {
 namespace {
 
 ProblemConfig one(const std::string& problem) {
-  static std::vector<RunConfig> keep;
-  keep.push_back(parse_config(R"({"name": "t", "problems": [)" + problem + "]}", "t.json"));
-  return keep.back().problems.at(0);
+  return testing::first_problem(R"({"name": "t", "problems": [)" + problem + "]}", "t.json");
 }
 
 // Two-pass mean and biased variance of `n` contiguous values, in long double.

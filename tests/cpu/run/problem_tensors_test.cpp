@@ -8,18 +8,13 @@
 #include "app/config/config.hpp"
 #include "app/run/problem_tensors.hpp"
 #include "reference/low_precision.hpp"
+#include "tests/cpu/test_support.hpp"
 
 namespace normbench {
 namespace {
 
-ProblemConfig problem_of(const std::string& json) {
-  static std::vector<RunConfig> keep;  // the ProblemConfig refers into its RunConfig
-  keep.push_back(parse_config(json, "test.json"));
-  return keep.back().problems.at(0);
-}
-
 TEST(ProblemTensors, ClassicInputsAreTheSharedSlotsThemselves) {
-  const ProblemConfig p = problem_of(
+  const ProblemConfig p = testing::first_problem(
       R"({"name":"t","problems":[{"id":"a","op":"layer_norm","shape":[4,8],"normalized_shape":[8]}]})");
   std::vector<char> shared(shared_layout(p.shape).end);
   ProblemTensors tensors(p.shape, shared.data());
@@ -40,7 +35,7 @@ TEST(ProblemTensors, ClassicInputsAreTheSharedSlotsThemselves) {
 }
 
 TEST(ProblemTensors, LowPrecisionInputsAreEncodedAndOutputsDecoded) {
-  const ProblemConfig p = problem_of(R"({"name":"t","defaults":{"dtype":"bfloat16"},
+  const ProblemConfig p = testing::first_problem(R"({"name":"t","defaults":{"dtype":"bfloat16"},
       "problems":[{"id":"a","op":"add_rms_norm","shape":[3,8],"normalized_shape":[8]}]})");
   const SharedLayout l = shared_layout(p.shape);
   std::vector<char> shared(l.end);
@@ -70,7 +65,8 @@ TEST(ProblemTensors, LowPrecisionInputsAreEncodedAndOutputsDecoded) {
 }
 
 TEST(ProblemTensors, ChannelsLastOutputsAreReadInTheLogicalOrder) {
-  const ProblemConfig p = problem_of(R"({"name":"t","problems":[{"id":"g","op":"group_norm",
+  const ProblemConfig p =
+      testing::first_problem(R"({"name":"t","problems":[{"id":"g","op":"group_norm",
       "shape":[1,4,3],"groups":2,"layout":"nhwc","dtype":"float16"}]})");
   const SharedLayout l = shared_layout(p.shape);
   std::vector<char> shared(l.end);
@@ -86,7 +82,7 @@ TEST(ProblemTensors, ChannelsLastOutputsAreReadInTheLogicalOrder) {
 }
 
 TEST(ProblemTensors, BackwardTensorsAreEncodedAndTheirOutputsDecoded) {
-  const ProblemConfig p = problem_of(R"({"name":"t","problems":[{"id":"b",
+  const ProblemConfig p = testing::first_problem(R"({"name":"t","problems":[{"id":"b",
       "op":"layer_norm_backward","shape":[3,8],"normalized_shape":[8],"dtype":"bfloat16",
       "param_dtype":"float32"}]})");
   const SharedLayout l = shared_layout(p.shape);
@@ -121,7 +117,7 @@ TEST(ProblemTensors, BackwardTensorsAreEncodedAndTheirOutputsDecoded) {
 // ds_out reaches the reference of the launch's inputs and of the fresh ones swapped in at the
 // same addresses: a reference without it would fail every right add_rms_norm_backward kernel.
 TEST(ProblemTensors, DsOutReachesTheReferenceOfTheInputsAndOfTheFreshOnes) {
-  const ProblemConfig p = problem_of(R"({"name":"t","problems":[{"id":"s",
+  const ProblemConfig p = testing::first_problem(R"({"name":"t","problems":[{"id":"s",
       "op":"add_rms_norm_backward","shape":[3,8],"normalized_shape":[8],"dtype":"float16"}]})");
   const SharedLayout l = shared_layout(p.shape);
   std::vector<char> shared(l.end);
@@ -145,11 +141,11 @@ TEST(ProblemTensors, DsOutReachesTheReferenceOfTheInputsAndOfTheFreshOnes) {
 }
 
 TEST(ProblemTensors, HostBytesCountTheCopies) {
-  const ProblemConfig classic = problem_of(
+  const ProblemConfig classic = testing::first_problem(
       R"({"name":"t","problems":[{"id":"a","op":"layer_norm","shape":[1024,1024],"normalized_shape":[1024]}]})");
   // The shared slots up to the bounds', which are reserved for the kernels that need them.
   EXPECT_EQ(host_bytes_needed(classic.shape), shared_layout(classic.shape).bounds_begin);
-  const ProblemConfig low = problem_of(R"({"name":"t","defaults":{"dtype":"float16"},
+  const ProblemConfig low = testing::first_problem(R"({"name":"t","defaults":{"dtype":"float16"},
       "problems":[{"id":"a","op":"layer_norm","shape":[1024,1024],"normalized_shape":[1024]}]})");
   EXPECT_GT(host_bytes_needed(low.shape),
             shared_layout(low.shape).bounds_begin + 3 * 4 * 1024 * 1024 - 1);
