@@ -21,9 +21,29 @@ install_missing() {  # packages... ; returns non-zero if apt cannot install them
   for p in "$@"; do dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p"); done
   [ ${#missing[@]} -eq 0 ] && return 0
   command -v apt-get > /dev/null || return 1
+  # apt needs root: as root directly, otherwise through sudo (which may ask for a password).
+  local as_root=()
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo > /dev/null ||
+      { echo "bootstrap: installing ${missing[*]} needs root, and sudo is not there" >&2; return 1; }
+    as_root=(sudo)
+  fi
   echo "bootstrap: installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
+}
+
+# CMakePresets.json (version 6) needs CMake 3.25; older distributions (Ubuntu 22.04: 3.22) ship
+# an older one, which apt cannot replace.
+check_cmake_version() {
+  local version
+  version=$(cmake --version | head -1 | awk '{print $3}')
+  if ! printf '3.25\n%s\n' "$version" | sort -V -C; then
+    echo "bootstrap: CMake $version is too old: normbench's presets need 3.25 or newer" \
+      "(for example \`pip install cmake\`, or Kitware's apt repository)" >&2
+    exit 1
+  fi
 }
 
 if ! command -v nvcc > /dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
@@ -42,5 +62,6 @@ if ! command -v cmake > /dev/null || ! command -v ninja > /dev/null || ! configu
   install_missing cmake ninja-build g++ libcli11-dev libfmt-dev nlohmann-json3-dev \
     libeigen3-dev libgtest-dev || { echo "bootstrap: cannot install the build dependencies" >&2; exit 1; }
 fi
+check_cmake_version
 configure "$@"
 cmake --build --preset "$preset" -j"$(nproc)"

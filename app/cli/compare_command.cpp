@@ -2,11 +2,11 @@
 // inconclusive (and correctness changes); exits 1 on a regression. Needs no GPU.
 #include <fmt/format.h>
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <regex>
 
 #include "app/cli/command.hpp"
 #include "app/cli/decimal_option.hpp"
@@ -35,18 +35,19 @@ struct CompareOptions {
 constexpr double kMinAlpha = 1e-6, kMaxAlpha = 0.5;
 constexpr double kMaxSlowdown = 100.0;  // a 101x ratio; beyond it the gate means nothing
 
-// A finite number in [low, high]. CLI::Range lets NaN through (every comparison with it is
-// false), and NaN as a threshold would turn the gate off.
+// A decimal number in [low, high]. CLI::Range lets NaN through (every comparison with it is
+// false), and NaN as a threshold would turn the gate off; strtod alone would also take hex
+// ("0x10"), "inf" and leading blanks, so the text must be plain decimal first. A value too
+// small for a double (1e-320) is taken as the nearest one and range-checked as such.
 CLI::Validator finite_number_in(double low, double high) {
-  const std::string allowed = fmt::format("a finite number from {:g} to {:g}", low, high);
+  const std::string allowed = fmt::format("a decimal number from {:g} to {:g}", low, high);
   return CLI::Validator(
       [low, high, allowed](std::string& text) -> std::string {
-        errno = 0;
-        char* end = nullptr;
-        const double value = std::strtod(text.c_str(), &end);
-        if (text.empty() || end != text.c_str() + text.size())
-          return "\"" + shown(text) + "\" is not a number; allowed: " + allowed;
-        if (errno == ERANGE || !std::isfinite(value) || value < low || value > high)
+        static const std::regex decimal(R"([+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)");
+        if (!std::regex_match(text, decimal))
+          return "\"" + shown(text) + "\" is not a decimal number; allowed: " + allowed;
+        const double value = std::strtod(text.c_str(), nullptr);
+        if (!std::isfinite(value) || value < low || value > high)
           return shown(text) + " is out of range; allowed: " + allowed;
         return "";
       },

@@ -1,9 +1,10 @@
 // The verdict rule of `normbench compare BASELINE CANDIDATE` (README "Comparing reports").
 //
-// Refusal. The reports must come from the same GPU model (device.name, a null device counting
-// as its own name) and the same config (config.hash), and a problem id in both must name the same
-// problem in both (its identity: op, shape and the resolved config's fields that both reports
-// hold); otherwise compare exits 2 naming both values, unless --allow-mismatch, which turns each
+// Refusal. The reports must come from the same tool (tool.name), the same GPU model
+// (device.name, a null device counting as its own name) and the same config (config.hash), and a
+// problem id in both must name the same problem in both (its identity: op, shape, format and
+// resolved config, identity_difference; a field one report holds and the other lacks differs);
+// otherwise compare exits 2 naming both values, unless --allow-mismatch, which turns each
 // difference into a warning. A report whose
 // run was aborted is compared as it is, with a warning.
 //
@@ -79,9 +80,10 @@ void refuse_or_warn(const std::vector<std::string>& problems, const CompareSetti
   if (!settings.allow_mismatch) {
     std::string message = "refusing to compare: ";
     for (size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
-    throw UsageError(message +
-                     " (timings are only comparable on the same GPU model and config; "
-                     "--allow-mismatch compares anyway)");
+    throw UsageError(
+        message +
+        " (timings are only comparable from the same tool, GPU model, config and problems; "
+        "--allow-mismatch compares anyway)");
   }
   for (const auto& p : problems) warnings.push_back(p + " (compared anyway: --allow-mismatch)");
 }
@@ -89,6 +91,10 @@ void refuse_or_warn(const std::vector<std::string>& problems, const CompareSetti
 void check_match(const ReportHeader& b, const ReportHeader& c, const CompareSettings& settings,
                  std::vector<std::string>& warnings) {
   std::vector<std::string> problems;
+  if (b.tool_name != c.tool_name)
+    problems.push_back("different tools: baseline " + shown(b.path) + " was written by \"" +
+                       shown(b.tool_name) + "\", candidate " + shown(c.path) + " by \"" +
+                       shown(c.tool_name) + "\"");
   if (b.device_name != c.device_name)
     problems.push_back("different GPU models: baseline " + shown(b.path) + " ran on " +
                        shown_name(b.device_name) + ", candidate " + shown(c.path) + " on " +
@@ -100,19 +106,6 @@ void check_match(const ReportHeader& b, const ReportHeader& c, const CompareSett
                        shown(c.config_hash));
   if (problems.empty()) return;
   refuse_or_warn(problems, settings, warnings);
-}
-
-// What differs between two identities of a problem ("its dtype: \"float16\" against
-// \"bfloat16\""), or "" where they agree. A report need not hold a problem's resolved config
-// (its identity is then op and shape alone), so only the fields both hold are compared.
-std::string identity_difference(const nlohmann::json& a, const nlohmann::json& b) {
-  for (const auto& item : a.items()) {
-    const auto other = b.find(item.key());
-    if (other != b.end() && *other != item.value())
-      return "its " + shown(item.key()) + ": " + shown(item.value().dump(), 60) + " against " +
-             shown(other->dump(), 60);
-  }
-  return "";
 }
 
 // The same config hash should mean the same problems; a hand-edited, stale or foreign report
@@ -127,7 +120,8 @@ void check_same_problems(const LoadedReport& baseline, const LoadedReport& candi
   for (const auto& bp : baseline.problems) {
     const auto found = candidate_problems.find(bp.id);
     if (found == candidate_problems.end()) continue;
-    const std::string differs = identity_difference(bp.identity, found->second->identity);
+    const std::string differs =
+        identity_difference(bp.identity, found->second->identity, "the baseline", "the candidate");
     if (!differs.empty())
       problems.push_back("problem " + shown(bp.id) + " is not the same problem in baseline " +
                          shown(baseline.header.path) + " and candidate " +

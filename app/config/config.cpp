@@ -455,13 +455,24 @@ RunConfig parse_config(const std::string& text, const std::string& source) {
   nlohmann::json resolved_problems = nlohmann::json::array();
   for (size_t i = 0; i < problems.size(); ++i) {
     const CheckedJson problem = problems.at(i);
+    if (config.problems.size() >= kMaxProblems)
+      problem.fail(
+          fmt::format("the config makes more than {} problems (sweeps' points "
+                      "included); allowed: at most {}, split it into several configs",
+                      kMaxProblems, kMaxProblems));
     if (!problem.node().is_object() || !problem.has("sweep")) {
       config.problems.push_back(parse_problem(problem, defaults, seen_ids));
       resolved_problems.push_back(config.problems.back().resolved);
       continue;
     }
     const std::string family = problem.at("id").as_string();
-    for (const SweepPoint& point : expand_sweep(problem)) {
+    const std::vector<SweepPoint> points = expand_sweep(problem);
+    if (config.problems.size() + points.size() > kMaxProblems)
+      problem.at("sweep").fail(fmt::format(
+          "its {} points take the config past {} problems ({} before it); allowed: at most {} "
+          "problems, sweeps' points included: split it into several configs",
+          points.size(), kMaxProblems, config.problems.size(), kMaxProblems));
+    for (const SweepPoint& point : points) {
       ProblemConfig p =
           parse_problem(CheckedJson(point.problem, source, point.path), defaults, seen_ids);
       p.resolved["sweep"] = {{"family", family}, {"point", point.point}};

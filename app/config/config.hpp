@@ -88,6 +88,11 @@ struct RunConfig {
 // stays far below. A bound, so that /dev/zero or a wrong file is refused, not read into memory.
 inline constexpr size_t kMaxConfigBytes = size_t{16} << 20;
 
+// The most problems a config makes, sweeps' points included: the shipped ones make at most 120.
+// A bound, so that a small file of sweeps cannot ask for gigabytes of host memory (some 30 KB a
+// problem before it runs) or days of GPU time; a larger study is several configs.
+inline constexpr size_t kMaxProblems = 4096;
+
 // Parses and validates a config. `source` names it in error messages. Throws ConfigError
 // naming the source, the JSON path and what is allowed.
 RunConfig parse_config(const std::string& text, const std::string& source);

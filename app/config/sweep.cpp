@@ -21,7 +21,7 @@ struct Axis {
 };
 
 Axis parse_axis(const CheckedJson& sweep, const std::string& key, const nlohmann::json& problem) {
-  static const std::regex shape_key(R"(shape\[([0-9])\])");
+  static const std::regex shape_key(R"(shape\[(0|[1-9][0-9]{0,2})\])");
   const CheckedJson values = sweep.at(key);
   Axis a;
   a.key = key;

@@ -76,6 +76,11 @@ __global__ void hold_kernel(unsigned long long nanoseconds) {
 }
 }  // namespace
 
+cudaError_t device_code_status() {
+  cudaFuncAttributes attributes{};
+  return cudaFuncGetAttributes(&attributes, hold_kernel);
+}
+
 cudaError_t hold_gpu(double microseconds, cudaStream_t stream) {
   hold_kernel<<<1, 1, 0, stream>>>(static_cast<unsigned long long>(microseconds * 1e3));
   return cudaGetLastError();

@@ -44,6 +44,11 @@ cudaError_t swap_contents(void* a, void* b, size_t bytes, cudaStream_t stream);
 // not pay for writing the flush buffer back, and L2 starts empty.
 cudaError_t evict_l2(const void* buffer, size_t bytes, unsigned* sink, cudaStream_t stream);
 
+// Whether this build holds device code the current device can run (machine code for its
+// architecture, or PTX its driver can compile): cudaErrorNoKernelImageForDevice (or
+// cudaErrorInvalidDeviceFunction) where it holds none, e.g. a Hopper-only build on an A100.
+cudaError_t device_code_status();
+
 // Keeps the stream busy for about `microseconds`, so that the launches enqueued meanwhile by
 // the host are already queued when the GPU reaches the timed region: events then time GPU
 // work, not host-side launch overhead.

@@ -1,7 +1,10 @@
 #include "app/device/device_context.hpp"
 
+#include <fmt/format.h>
+
 #include "app/device/activity_trace.hpp"
 #include "app/device/cuda_check.hpp"
+#include "app/device/device_checks.hpp"
 
 namespace normbench {
 
@@ -26,6 +29,15 @@ std::unique_ptr<DeviceContext> open_device(int index) {
 
   cudaDeviceProp prop{};
   NORMBENCH_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
+  if (const cudaError_t code = device_code_status(); code != cudaSuccess) {
+    (void)cudaGetLastError();  // not left for the next call's check to find
+    throw RuntimeError(fmt::format(
+        "this build of normbench has no device code for {} (compute capability {}.{}; {}): it "
+        "was built for the CUDA architectures {}; rebuild with "
+        "-DCMAKE_CUDA_ARCHITECTURES={}{} (docs/development.md)",
+        prop.name, prop.major, prop.minor, cuda_error_text(code), NORMBENCH_CUDA_ARCHITECTURES,
+        prop.major, prop.minor));
+  }
   auto ctx = std::make_unique<DeviceContext>();
   DeviceInfo& info = ctx->info;
   info.index = index;

@@ -130,11 +130,14 @@ ReportModel merge_reports(const std::vector<LoadedReport>& reports, bool allow_m
         model.problems.push_back(std::move(fresh));
         identities.push_back(incoming.identity);
         identity_source.push_back(s);
-      } else if (identities[it->second] != incoming.identity) {
+      } else if (const std::string differs =
+                     identity_difference(identities[it->second], incoming.identity,
+                                         shown(reports[identity_source[it->second]].header.path),
+                                         shown(report.header.path));
+                 !differs.empty()) {
         const std::string what = "problem " + shown(incoming.id) + " is not the same problem in " +
                                  shown(reports[identity_source[it->second]].header.path) + " and " +
-                                 shown(report.header.path) +
-                                 " (op, shape, inputs or tolerance differ)";
+                                 shown(report.header.path) + " (" + differs + ")";
         if (!allow_mismatch)
           throw UsageError(what + "; pass --allow-mismatch to merge them anyway");
         model.warnings.push_back(what);

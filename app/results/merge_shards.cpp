@@ -171,10 +171,13 @@ void check_coverage(const std::vector<ShardReport>& shards, Refusals& refusals) 
         const LoadedProblem* other = nullptr;
         for (const LoadedProblem& q : it->second->loaded.problems)
           if (q.id == p.id) other = &q;
-        if (other && other->identity != p.identity)
+        const std::string differs =
+            other ? identity_difference(other->identity, p.identity, shown(it->second->path),
+                                        shown(s.path))
+                  : "";
+        if (!differs.empty())
           refusals.add("problem " + shown(p.id) + " is not the same problem in " +
-                       shown(it->second->path) + " and " + shown(s.path) +
-                       " (op, shape, inputs or tolerance differ)");
+                       shown(it->second->path) + " and " + shown(s.path) + " (" + differs + ")");
       }
       for (const LoadedKernel& k : p.kernels) {
         const Pair pair{p.id, k.id};

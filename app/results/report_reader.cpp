@@ -132,6 +132,31 @@ LoadedActivity read_activity(const CheckedJson& a) {
   return r;
 }
 
+// A passed kernel's verification must say so throughout: no element out of tolerance, and
+// every trial it lists passed, having checked something. A report whose details contradict its
+// status is refused rather than believed (compare and JUnit go by the status).
+void check_passed_verification(const CheckedJson& v) {
+  const char* allowed = "; allowed for a passed kernel: ";
+  if (present(v, "violations") && v.at("violations").as_uint64() != 0)
+    v.at("violations")
+        .fail(std::to_string(v.at("violations").as_uint64()) + " elements out of tolerance" +
+              allowed + "0");
+  if (!present(v, "trials")) return;
+  const CheckedJson trials = v.at("trials");
+  trials.expect_array();
+  for (size_t i = 0; i < trials.size(); ++i) {
+    const CheckedJson t = trials.at(i);
+    expect_object(t, "a trial object {trial, seed, passed, checked, violations...}");
+    if (!t.at("passed").as_bool()) t.at("passed").fail(std::string("is false") + allowed + "true");
+    if (present(t, "violations") && t.at("violations").as_uint64() != 0)
+      t.at("violations")
+          .fail(std::to_string(t.at("violations").as_uint64()) + " elements out of tolerance" +
+                allowed + "0");
+    if (present(t, "checked") && t.at("checked").as_uint64() == 0)
+      t.at("checked").fail(std::string("no element checked") + allowed + "at least one");
+  }
+}
+
 LoadedKernel read_kernel(const CheckedJson& k) {
   expect_object(k, "a kernel object");
   LoadedKernel r;
@@ -158,6 +183,7 @@ LoadedKernel read_kernel(const CheckedJson& k) {
     // A kernel passes only if its outputs did: `compare` and the JUnit output trust the status.
     if (r.status == KernelStatus::passed && !*r.verified)
       v.at("passed").fail("is false for a passed kernel; allowed: true where status is passed");
+    if (r.status == KernelStatus::passed) check_passed_verification(v);
     r.max_abs_error = optional_number(v, "max_abs_error");
     r.max_rel_error = optional_number(v, "max_rel_error");
     if (present(v, "accuracy")) {
@@ -273,8 +299,13 @@ LoadedShard read_shard(const CheckedJson& s) {
   return r;
 }
 
+// The data's format as the report's problem table gives it (every report of schema 2 has it).
+constexpr const char* kProblemFormatFields[] = {"dtype", "layout", "param_dtype"};
+
 nlohmann::json problem_identity(const CheckedJson& p, const LoadedProblem& problem) {
   nlohmann::json identity = {{"op", problem.op}, {"shape", problem.shape}};
+  for (const char* field : kProblemFormatFields)
+    if (present(p, field)) identity[field] = p.at(field).as_string();
   if (present(p, "config")) {
     const CheckedJson config = p.at("config");
     expect_object(config, "null or the problem's resolved config");
@@ -286,9 +317,9 @@ nlohmann::json problem_identity(const CheckedJson& p, const LoadedProblem& probl
   return identity;
 }
 
-// The problem's op and shape are those of its resolved config (`config` holds one, which the
-// problem's identity is made of, and so may the entry of config.resolved.problems with its id):
-// a report whose tables and config tell of two different problems is refused.
+// The problem's op, shape and format are those of its resolved config (`config` holds one,
+// which the problem's identity is made of, and so may the entry of config.resolved.problems with
+// its id): a report whose tables and config tell of two different problems is refused.
 void check_same_as_config(const CheckedJson& p, const LoadedProblem& r, const CheckedJson& config) {
   if (!config.node().is_object()) return;
   const auto differs = [&](const char* key, const nlohmann::json& value) {
@@ -299,6 +330,8 @@ void check_same_as_config(const CheckedJson& p, const LoadedProblem& r, const Ch
   };
   differs("op", r.op);
   differs("shape", r.shape);
+  for (const char* field : kProblemFormatFields)
+    if (present(p, field)) differs(field, p.node().at(field));
 }
 
 LoadedProblem read_problem(const CheckedJson& p) {
@@ -403,7 +436,39 @@ ReportHeader read_header(const CheckedJson& root, const std::string& path) {
   return h;
 }
 
+// Whether the run timed its kernels (settings.timing; reports that do not say are not held
+// to it).
+bool timed_run(const CheckedJson& root) {
+  return present(root, "settings") && present(root.at("settings"), "timing") &&
+         root.at("settings").at("timing").as_bool();
+}
+
+// A timed run times every kernel that passes, or fails it (app/run/problem_runner.cpp), so a
+// passed kernel without a time there is a report edited after the run: refused, not compared
+// as `not_timed`.
+void check_passed_kernels_timed(const CheckedJson& p, const LoadedProblem& problem) {
+  for (size_t i = 0; i < problem.kernels.size(); ++i)
+    if (problem.kernels[i].status == KernelStatus::passed && !problem.kernels[i].timing)
+      p.at("kernels").at(i).fail(
+          "passed without a timing in a timed run (settings.timing is "
+          "true); allowed: a timing object for every passed kernel");
+}
+
 }  // namespace
+
+std::string identity_difference(const nlohmann::json& first, const nlohmann::json& second,
+                                const std::string& first_name, const std::string& second_name) {
+  for (const auto& item : first.items()) {
+    const auto other = second.find(item.key());
+    if (other == second.end()) return "its " + shown(item.key()) + ": only in " + first_name;
+    if (*other != item.value())
+      return "its " + shown(item.key()) + ": " + shown(item.value().dump(), 60) + " against " +
+             shown(other->dump(), 60);
+  }
+  for (const auto& item : second.items())
+    if (!first.contains(item.key())) return "its " + shown(item.key()) + ": only in " + second_name;
+  return "";
+}
 
 LoadedReport read_report_json(const nlohmann::json& document, const std::string& path) {
   const CheckedJson root(document, path);
@@ -424,6 +489,7 @@ LoadedReport read_report_json(const nlohmann::json& document, const std::string&
     if (!ids.insert(report.problems.back().id).second)
       problems.at(i).at("id").fail("duplicate problem id \"" + shown(report.problems.back().id) +
                                    "\"");
+    if (timed_run(root)) check_passed_kernels_timed(problems.at(i), report.problems.back());
   }
   return report;
 }

@@ -106,8 +106,9 @@ struct LoadedProblem {
   std::optional<int64_t> min_bytes;
   bool l2_evicted = true;  // its config's timing.flush_l2: which latency floor is its
   bool skipped = false;    // status "skipped": it did not fit in GPU or host memory
-  // What makes two problems of one id the same problem: op, shape and the resolved config
-  // without description, timing settings or trial count.
+  // What makes two problems of one id the same problem: op, shape, the data's format (dtype,
+  // layout, param_dtype) and the resolved config without description, timing settings or
+  // trial count (identity_difference).
   nlohmann::json identity;
   // A point of a sweep (app/config/sweep.hpp): its family's id and its axis values ({"rows": 8});
   // empty and null otherwise.
@@ -178,6 +179,14 @@ LoadedReport read_report_text(const std::string& text, const std::string& path);
 LoadedReport read_report_json(const nlohmann::json& document, const std::string& path);
 
 // The kernel with this id, or nullptr.
+// What differs between two identities of one problem id, as held by the reports named
+// `first_name` and `second_name` ("its dtype: \"float16\" against \"bfloat16\"", "its inputs:
+// only in <first_name>"), or "" where they are the same problem. A field held by one side alone
+// differs too: a report without a problem's resolved config cannot show that its inputs and
+// tolerance are the other's.
+std::string identity_difference(const nlohmann::json& first, const nlohmann::json& second,
+                                const std::string& first_name, const std::string& second_name);
+
 const LoadedKernel* find_kernel_in(const LoadedProblem& problem, const std::string& id);
 
 // The copy bandwidth of the GPU `kernel` ran on: its entry of devices[] (matched by index and,

@@ -141,8 +141,8 @@ struct RunReport {
 };
 
 // After the run stopped early (report.aborted says why): every kernel whose trials did not all
-// run becomes `not_run` with that reason and no timing, and the problems never reached are
-// added, their kernels `not_run` too.
+// run, or (in a timed run) that passed them but was not timed yet, becomes `not_run` with that
+// reason and no timing, and the problems never reached are added, their kernels `not_run` too.
 void mark_unfinished(RunReport& report, std::vector<ProblemResult> never_reached);
 
 // The exit code a finished run deserves: 3 if aborted or some --save-tensors file could not be

@@ -43,6 +43,9 @@ class PathTrackingBuilder : public nlohmann::json_sax<json> {
   bool end_object() override { return close(); }
   bool end_array() override { return close(); }
   bool key(string_t& k) override {
+    if (++fields_ > kMaxJsonFields)
+      return fail("more than " + std::to_string(kMaxJsonFields) +
+                  " object fields; allowed: at most " + std::to_string(kMaxJsonFields));
     Frame& top = stack_.back();
     top.key = k;
     top.has_key = true;
@@ -117,6 +120,9 @@ class PathTrackingBuilder : public nlohmann::json_sax<json> {
     if (static_cast<int>(stack_.size()) >= kMaxJsonDepth)
       return fail("nested deeper than " + std::to_string(kMaxJsonDepth) +
                   " levels; allowed: at most " + std::to_string(kMaxJsonDepth));
+    if (++containers_ > kMaxJsonContainers)
+      return fail("more than " + std::to_string(kMaxJsonContainers) +
+                  " objects and arrays; allowed: at most " + std::to_string(kMaxJsonContainers));
     json* node = place(std::move(container));
     stack_.push_back({node, "", false, 0});
     return true;
@@ -130,6 +136,7 @@ class PathTrackingBuilder : public nlohmann::json_sax<json> {
 
   json& root_;
   std::vector<Frame> stack_;
+  size_t containers_ = 0, fields_ = 0;
   std::string error_;
 };
 }  // namespace

@@ -31,6 +31,23 @@ size_t utf8_length(std::string_view text, size_t i) {
   return n;
 }
 
+// The code point of the well-formed three-byte character at text[i].
+unsigned code_point3(std::string_view text, size_t i) {
+  const auto at = [&](size_t k) {
+    return static_cast<unsigned>(static_cast<unsigned char>(text[i + k]));
+  };
+  return (at(0) & 0x0F) << 12 | (at(1) & 0x3F) << 6 | (at(2) & 0x3F);
+}
+
+// Characters that reorder the text around them or end a line without being control
+// characters: the bidirectional marks, embeddings, overrides and isolates, and the line and
+// paragraph separators. Shown raw, an id holding U+202E reads backwards in a table and U+2028
+// breaks its row.
+bool reorders_or_breaks_lines(unsigned code) {
+  return code == 0x200E || code == 0x200F || (code >= 0x2028 && code <= 0x202E) ||
+         (code >= 0x2066 && code <= 0x2069);
+}
+
 // The character at text[i] as it is shown, and how many bytes of `text` it took.
 std::string_view piece_at(std::string_view text, size_t i, size_t& taken, std::string& buffer) {
   const auto c = static_cast<unsigned char>(text[i]);
@@ -45,6 +62,10 @@ std::string_view piece_at(std::string_view text, size_t i, size_t& taken, std::s
   if (c0_or_del || c1) {
     const unsigned code = c1 ? static_cast<unsigned char>(text[i + 1]) : c;
     buffer = fmt::format("\\u{:04x}", code);
+    return buffer;
+  }
+  if (n == 3 && reorders_or_breaks_lines(code_point3(text, i))) {
+    buffer = fmt::format("\\u{:04x}", code_point3(text, i));
     return buffer;
   }
   return text.substr(i, n);

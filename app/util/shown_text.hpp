@@ -13,8 +13,9 @@ namespace normbench {
 // Enough of an id, a path or a value to recognise it in a message.
 inline constexpr size_t kShownTextLimit = 200;
 
-// `text` with control characters (C0, DEL, C1) written as \u001b and bytes that are not UTF-8
-// as \xff; when that is longer than `limit` characters, its first ones (whole characters)
+// `text` with control characters (C0, DEL, C1) and the characters that reorder text or break
+// lines (U+200E, U+200F, U+2028-U+202E, U+2066-U+2069) written as \u001b, and bytes that are
+// not UTF-8 as \xff; when that is longer than `limit` characters, its first ones (whole characters)
 // followed by "... (N bytes in all)".
 std::string shown(std::string_view text, size_t limit = kShownTextLimit);
 

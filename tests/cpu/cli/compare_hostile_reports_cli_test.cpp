@@ -1,8 +1,10 @@
 // `normbench compare` against settings and reports made to slip past the gate or to attack
 // whoever reads its output: NaN and out-of-range gate settings, a passed kernel without a
-// time under --strict, ids and reasons holding escape sequences, Markdown, HTML and megabytes.
+// time, a problem or verification edited after the run, a report of another tool, ids and
+// reasons holding escape sequences, Markdown, HTML and megabytes.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -38,17 +40,21 @@ TEST(CompareHostileReports, GateSettingsOutsideTheirRangeAreRefused) {
     std::string option;
     std::string message;
   } cases[] = {
-      {"--alpha nan", "--alpha: nan is out of range; allowed: a finite number from 1e-06 to 0.5"},
+      {"--alpha nan",
+       "--alpha: \"nan\" is not a decimal number; allowed: a decimal number from 1e-06 to 0.5"},
       {"--alpha 0", "--alpha: 0 is out of range"},
       {"--alpha 1e-300", "--alpha: 1e-300 is out of range"},
       {"--alpha 0.6", "--alpha: 0.6 is out of range"},
-      {"--alpha inf", "--alpha: inf is out of range"},
-      {"--alpha ''", "--alpha: \"\" is not a number"},
-      {"--max-slowdown '0.05 '", "--max-slowdown: \"0.05 \" is not a number"},
+      {"--alpha inf", "--alpha: \"inf\" is not a decimal number"},
+      {"--alpha ''", "--alpha: \"\" is not a decimal number"},
+      {"--alpha 1e-320", "--alpha: 1e-320 is out of range"},
+      {"--max-slowdown '0.05 '", "--max-slowdown: \"0.05 \" is not a decimal number"},
+      {"--max-slowdown ' 0.05'", "--max-slowdown: \" 0.05\" is not a decimal number"},
+      {"--max-slowdown 0x10", "--max-slowdown: \"0x10\" is not a decimal number"},
       {"--max-slowdown nan",
-       "--max-slowdown: nan is out of range; allowed: a finite number from "
+       "--max-slowdown: \"nan\" is not a decimal number; allowed: a decimal number from "
        "0 to 100"},
-      {"--max-slowdown inf", "--max-slowdown: inf is out of range"},
+      {"--max-slowdown inf", "--max-slowdown: \"inf\" is not a decimal number"},
       {"--max-slowdown -0.1", "--max-slowdown: -0.1 is out of range"},
       {"--max-slowdown 1e400", "--max-slowdown: 1e400 is out of range"},
       {"--min-samples nan", "--min-samples"},
@@ -63,13 +69,34 @@ TEST(CompareHostileReports, GateSettingsOutsideTheirRangeAreRefused) {
   }
   // The bounds themselves are allowed; the slower kernel is still found.
   EXPECT_EQ(compare(dir, reports + " --alpha 0.5 --max-slowdown 0").exit_code, 1);
+  // A value below the smallest double is the nearest one: in range, not refused.
+  EXPECT_EQ(compare(dir, reports + " --max-slowdown 1e-320").exit_code, 1);
   // 10 samples a side cannot reach p < 1e-6: the slower kernel is untested, not passed.
   EXPECT_EQ(compare(dir, reports + " --alpha 1e-6").exit_code, 4);
 }
 
+// A timed run times every kernel that passes (or fails it), so a passed kernel without a time
+// in one is a report edited after the run: refused, not passed as `not_timed`.
+TEST(CompareHostileReports, APassedKernelWithoutATimeInATimedRunIsRefused) {
+  TempDir dir;
+  json candidate = read_fixture("baseline");
+  ASSERT_EQ(candidate["settings"]["timing"], true);
+  candidate["problems"][0]["kernels"][2]["timing"] = nullptr;  // passed, never timed
+  testing::write_text(dir.file("untimed.json"), candidate.dump());
+  const CliRun r = compare(dir, quoted(fixture("baseline")) + " untimed.json");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err,
+                       "untimed.json: /problems/0/kernels/2: passed without a timing in a "
+                       "timed run"))
+      << r.err;
+}
+
+// A report that does not say whether its run was timed (no settings.timing) is not held to
+// it: its untimed kernel is `not_timed`, which passes, and --strict fails.
 TEST(CompareHostileReports, StrictDoesNotPassAKernelThatWasNotTimed) {
   TempDir dir;
   json candidate = read_fixture("baseline");
+  candidate.erase("settings");
   candidate["problems"][0]["kernels"][2]["timing"] = nullptr;  // passed, never timed
   testing::write_text(dir.file("untimed.json"), candidate.dump());
   const std::string reports = quoted(fixture("baseline")) + " untimed.json";
@@ -91,6 +118,7 @@ TEST(CompareHostileReports, StrictDoesNotPassAKernelThatWasNotTimed) {
 TEST(CompareHostileReports, ACandidateWithNoTimeAtAllIsNamedAsSuch) {
   TempDir dir;
   json candidate = read_fixture("baseline");
+  candidate["settings"]["timing"] = false;
   for (json& problem : candidate["problems"])
     for (json& kernel : problem["kernels"]) kernel["timing"] = nullptr;
   testing::write_text(dir.file("untimed.json"), candidate.dump());
@@ -160,6 +188,81 @@ TEST(CompareHostileReports, AProblemChangedUnderTheSameConfigHashIsRefused) {
   const CliRun allowed = compare(dir, quoted(fixture("baseline")) + " c.json --allow-mismatch");
   EXPECT_NE(allowed.exit_code, 2) << allowed.err;
   EXPECT_TRUE(contains(allowed.out + allowed.err, "not the same problem")) << allowed.out;
+}
+
+// Without its resolved config a problem's inputs and tolerance cannot be shown to be the
+// baseline's: dropping `config` (and changing the format the table gives) was compared as op
+// and shape alone, with exit 0.
+TEST(CompareHostileReports, AProblemWithoutItsConfigOrWithAnotherFormatIsRefused) {
+  TempDir dir;
+  json no_config = read_fixture("baseline");
+  no_config["problems"][0].erase("config");
+  testing::write_text(dir.file("no_config.json"), no_config.dump());
+  const CliRun missing = compare(dir, quoted(fixture("baseline")) + " no_config.json");
+  EXPECT_EQ(missing.exit_code, 2) << missing.out << missing.err;
+  EXPECT_TRUE(contains(missing.err, "only in the baseline")) << missing.err;
+  const CliRun swapped = compare(dir, "no_config.json " + quoted(fixture("baseline")));
+  EXPECT_EQ(swapped.exit_code, 2) << swapped.out << swapped.err;
+  EXPECT_TRUE(contains(swapped.err, "only in the candidate")) << swapped.err;
+
+  json other_dtype = read_fixture("baseline");
+  other_dtype["problems"][0]["dtype"] = "float16";
+  other_dtype["problems"][0]["config"].erase("dtype");
+  other_dtype["config"]["resolved"]["problems"][0].erase("dtype");
+  testing::write_text(dir.file("other_dtype.json"), other_dtype.dump());
+  const CliRun dtype = compare(dir, quoted(fixture("baseline")) + " other_dtype.json");
+  EXPECT_EQ(dtype.exit_code, 2) << dtype.out << dtype.err;
+  EXPECT_TRUE(contains(dtype.err, R"((its dtype: "float32" against "float16"))")) << dtype.err;
+
+  // The table's format must be its config's.
+  json contradicting = read_fixture("baseline");
+  contradicting["problems"][0]["dtype"] = "float16";
+  testing::write_text(dir.file("contradicting.json"), contradicting.dump());
+  const CliRun contradiction = compare(dir, quoted(fixture("baseline")) + " contradicting.json");
+  EXPECT_EQ(contradiction.exit_code, 2) << contradiction.out << contradiction.err;
+  EXPECT_TRUE(contains(contradiction.err, "contradicting.json: /problems/0/dtype"))
+      << contradiction.err;
+}
+
+// A report of another tool is not a baseline for normbench's.
+TEST(CompareHostileReports, AReportOfAnotherToolIsRefused) {
+  TempDir dir;
+  json other = read_fixture("baseline");
+  other["tool"]["name"] = "other";
+  testing::write_text(dir.file("other.json"), other.dump());
+  const CliRun r = compare(dir, quoted(fixture("baseline")) + " other.json");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "different tools")) << r.err;
+}
+
+// A passed kernel whose verification says otherwise is refused, not believed: a trial that
+// failed, elements out of tolerance, or a trial that checked nothing.
+TEST(CompareHostileReports, APassedKernelWhoseVerificationSaysOtherwiseIsRefused) {
+  TempDir dir;
+  const auto refused = [&](const std::string& name, const std::function<void(json&)>& edit,
+                           const std::string& expected) {
+    json candidate = read_fixture("baseline");
+    json& verification = candidate["problems"][0]["kernels"][2]["verification"];
+    ASSERT_EQ(candidate["problems"][0]["kernels"][2]["status"], "passed");
+    if (verification["trials"].empty()) verification["trials"] = json::array({{{"passed", true}}});
+    edit(verification);
+    testing::write_text(dir.file(name), candidate.dump());
+    const CliRun r = compare(dir, quoted(fixture("baseline")) + " " + name);
+    EXPECT_EQ(r.exit_code, 2) << name << r.out << r.err;
+    EXPECT_TRUE(contains(r.err, expected)) << name << ": " << r.err;
+  };
+  refused(
+      "failed_trial.json", [](json& v) { v["trials"][0]["passed"] = false; },
+      "/verification/trials/0/passed: is false; allowed for a passed kernel: true");
+  refused(
+      "violations.json", [](json& v) { v["violations"] = 999; },
+      "/verification/violations: 999 elements out of tolerance");
+  refused(
+      "trial_violations.json", [](json& v) { v["trials"][0]["violations"] = 3; },
+      "/verification/trials/0/violations: 3 elements out of tolerance");
+  refused(
+      "nothing_checked.json", [](json& v) { v["trials"][0]["checked"] = 0; },
+      "/verification/trials/0/checked: no element checked");
 }
 
 // `report` writes ids and reasons to terminals too (--out -): no escape sequence gets through

@@ -9,6 +9,7 @@
 
 #include "app/config/config.hpp"
 #include "app/util/errors.hpp"
+#include "app/util/json_parse.hpp"
 #include "tests/cpu/test_support.hpp"
 
 namespace normbench {
@@ -109,6 +110,17 @@ TEST(ConfigErrors, DeepNestingIsRefusedNotACrash) {
   doc["problems"][0]["shape"] = nested;
   expect_contains(config_error(doc.dump()),
                   {"bad.json: /problems/0/shape/0/0/", "nested deeper than 64 levels"});
+}
+
+// A file of small containers within the size limits took gigabytes to parse (each an object
+// in memory): their count is bounded. (The bound on fields works alike; a test of it would
+// hold 8 M fields in memory.)
+TEST(ConfigErrors, TooManyContainersAreRefusedNotParsedIntoMemory) {
+  std::string many = "[";
+  for (size_t i = 0; i <= kMaxJsonContainers; ++i) many += "[],";
+  many.back() = ']';
+  expect_contains(config_error(many), {"bad.json: /2097151: more than 2097152 objects and arrays; "
+                                       "allowed: at most 2097152"});
 }
 
 // The parser took a NUL byte for the end of the input and ignored what followed it.

@@ -127,6 +127,53 @@ TEST(Sweep, NoMoreThanItsBoundOfPoints) {
       << message;
 }
 
+// A config of sweeps within their bounds can still ask for hundreds of thousands of problems
+// (3000 of 192 points in 1 MB took 60 s and gigabytes to plan): the config's problems are
+// bounded too, points included.
+TEST(Sweep, NoMoreThanTheConfigsBoundOfProblems) {
+  json rows = json::array();
+  for (int i = 1; i <= 64; ++i) rows.push_back(i);
+  const json sweep = {{"rows", rows}, {"shape[1]", {1024, 2048, 4096, 8192}}};  // 256 points
+  json problems = json::array();
+  for (size_t i = 0; i < kMaxProblems / 256; ++i) {
+    json p = swept(kRms, sweep);
+    p["id"] = "rms" + std::to_string(i);
+    problems.push_back(p);
+  }
+  EXPECT_EQ(parse(problems).problems.size(), kMaxProblems);  // exactly the bound: accepted
+  json one_more = kRms;
+  one_more["id"] = "one_more";
+  problems.push_back(one_more);
+  std::string message = error_of(problems);
+  EXPECT_NE(message.find("sweep.json: /problems/16: the config makes more than 4096 problems"),
+            std::string::npos)
+      << message;
+  problems.back() = swept(one_more, {{"rows", {1, 2}}});
+  message = error_of(problems);
+  EXPECT_NE(message.find("/problems/16: the config makes more than 4096"), std::string::npos)
+      << message;
+  problems.erase(problems.size() - 1);  // 16 sweeps of 256 after a plain problem
+  json plain = kRms;
+  plain["id"] = "plain";
+  problems.insert(problems.begin(), plain);
+  message = error_of(problems);
+  EXPECT_NE(message.find("/problems/16/sweep: its 256 points take the config past 4096 problems "
+                         "(3841 before it)"),
+            std::string::npos)
+      << message;
+}
+
+// Dims past 9 are axes too: the axis name's index is not one digit.
+TEST(Sweep, ADimPastNineIsAnAxis) {
+  json gn = {
+      {"id", "gn"}, {"op", "group_norm"}, {"shape", json(std::vector<int>(11, 1))}, {"groups", 1}};
+  gn["shape"][0] = 2;
+  gn["shape"][1] = 4;
+  const RunConfig config = parse(json::array({swept(gn, {{"shape[10]", {1, 2}}})}));
+  ASSERT_EQ(config.problems.size(), 2u);
+  EXPECT_EQ(config.problems[1].id, "gn.shape10-2");
+}
+
 // 64 values on each of 11 axes make 2^66 points, which a size_t would wrap to 0: the problem
 // would have vanished from the plan instead of being refused.
 TEST(Sweep, APointCountPastSixtyFourBitsIsRefusedNotWrapped) {

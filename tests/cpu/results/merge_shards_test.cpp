@@ -303,12 +303,13 @@ TEST(MergeShards, MalformedFieldsAreRefusedNamingFileAndPath) {
   }
 }
 
-// A kernel without "timing" (or a timing where it did not pass) has no time: its speedup is
-// null, and the merge goes on.
+// A kernel without "timing" (one that errored; a timed run times every kernel that passes) or
+// with a timing where it did not pass has no time: its speedup is null, and the merge goes on.
 TEST(MergeShards, AKernelWithoutTimingMergesWithoutASpeedup) {
   const MergedReport merged = merge({edited("shard1of2.json",
                                             [](json& d) {
                                               d["problems"][0]["kernels"][1].erase("timing");
+                                              d["problems"][0]["kernels"][1]["status"] = "error";
                                               d["problems"][0]["kernels"][2]["status"] = "failed";
                                             }),
                                      shard("shard2of2.json")});
@@ -321,6 +322,7 @@ TEST(MergeShards, AKernelWithoutTimingMergesWithoutASpeedup) {
   EXPECT_TRUE(speedups.at(first["kernels"][2]["id"]).at("vs_baseline").is_null());
   EXPECT_TRUE(speedups.at(first["kernels"][0]["id"]).at("vs_baseline").is_number());
   EXPECT_EQ(merged.report.at("summary").at("failed"), 1);
+  EXPECT_EQ(merged.report.at("summary").at("error"), 1);
 }
 
 }  // namespace

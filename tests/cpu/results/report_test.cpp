@@ -486,6 +486,10 @@ TEST(Report, AnUnfinishedRunSaysWhichKernelsDidNotRun) {
   KernelResult midway = kernel("layer_norm.midway", KernelStatus::not_run);
   midway.timing = TimingResult{};
   r.problems[0].kernels.push_back(midway);
+  // One that passed its trials, but the run stopped before its timing: not a pass of a timed run.
+  KernelResult untimed = kernel("layer_norm.untimed", KernelStatus::passed);
+  untimed.timing.reset();
+  r.problems[0].kernels.insert(r.problems[0].kernels.end() - 1, untimed);
   ProblemResult unreached;
   unreached.config = &r.config->problems[0];
   unreached.kernels = {kernel("layer_norm.later", KernelStatus::not_run)};
@@ -499,8 +503,10 @@ TEST(Report, AnUnfinishedRunSaysWhichKernelsDidNotRun) {
             "not run: the run stopped early (the device worker failed twice on upload: crashed: "
             "SIGKILL)");
   EXPECT_TRUE(stopped["timing"].is_null());
+  EXPECT_EQ(kept[kept.size() - 2]["status"], "not_run");
+  EXPECT_EQ(kept[kept.size() - 2]["reason"], stopped["reason"]);
   EXPECT_EQ(j["problems"].back()["kernels"][0]["status"], "not_run");
-  EXPECT_EQ(j["summary"]["not_run"], 2);
+  EXPECT_EQ(j["summary"]["not_run"], 3);
   EXPECT_EQ(exit_code_for(r), 3);
 }
 

@@ -1,5 +1,6 @@
-// User text in messages and terminal tables: bounded, control characters escaped, bytes that
-// are not UTF-8 shown as such, whole characters kept.
+// User text in messages and terminal tables: bounded, control characters and characters that
+// reorder text or break lines escaped, bytes that are not UTF-8 shown as such, whole characters
+// kept.
 #include "app/util/shown_text.hpp"
 
 #include <gtest/gtest.h>
@@ -31,6 +32,14 @@ TEST(ShownText, ControlCharactersAreEscaped) {
                   "31m"),
             "c1 \\u009b31m");                                         // U+009B, the one-byte CSI
   EXPECT_EQ(terminal_safe(std::string(1000, '\x1b')).size(), 6000u);  // nothing cut
+}
+
+// Raw, U+202E would show an id backwards in a table and U+2028 would break its row.
+TEST(ShownText, CharactersThatReorderTextOrBreakLinesAreEscaped) {
+  EXPECT_EQ(shown("evil\u202efdp.exe"), "evil\\u202efdp.exe");
+  EXPECT_EQ(shown("row\u2028forged"), "row\\u2028forged");
+  EXPECT_EQ(shown("\u2029\u200e\u200f\u2066\u2069"), "\\u2029\\u200e\\u200f\\u2066\\u2069");
+  EXPECT_EQ(shown("\u2027\u202f\u2065\u206a"), "\u2027\u202f\u2065\u206a");  // neighbours pass
 }
 
 TEST(ShownText, BytesThatAreNotUtf8AreShownAsBytes) {
