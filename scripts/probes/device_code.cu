@@ -1,9 +1,9 @@
 // What the CUDA runtime says where a binary holds no device code for the GPU it runs on: the
 // error `normbench run` turns into "this build has no device code for ..." (open_device). Build
 // it twice and run both on the GPU:
-//   nvcc -O2 -arch=sm_90 -o device_code_sm90 scripts/probes/device_code.cu
-//   nvcc -O2 -gencode arch=compute_100,code=sm_100 -o device_code_sm100
-//   scripts/probes/device_code.cu
+//   nvcc -O2 -arch=sm_90 -o device_code_90 scripts/probes/device_code.cu
+//   nvcc -O2 -arch=sm_100 -o device_code_100 scripts/probes/device_code.cu
+// (checks/front-door/second-campaign used -gencode arch=compute_100,code=sm_100: no PTX either.)
 // On an H100 the first prints "no error" throughout, the second 209 (no kernel image) for
 // cudaFuncGetAttributes, which cudaGetLastError then returns once, and for a launch.
 #include <cuda_runtime.h>
