@@ -3,7 +3,8 @@
 // it twice and run both on the GPU:
 //   nvcc -O2 -arch=sm_90 -o device_code_90 scripts/probes/device_code.cu
 //   nvcc -O2 -arch=sm_100 -o device_code_100 scripts/probes/device_code.cu
-// (checks/front-door/second-campaign used -gencode arch=compute_100,code=sm_100: no PTX either.)
+// (checks/front-door/second-campaign built it with -gencode arch=compute_100,code=sm_100; either
+// way it holds no code an H100 can run.)
 // On an H100 the first prints "no error" throughout, the second 209 (no kernel image) for
 // cudaFuncGetAttributes, which cudaGetLastError then returns once, and for a launch.
 #include <cuda_runtime.h>
