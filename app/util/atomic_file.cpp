@@ -43,6 +43,13 @@ void check_output_path(const std::string& path) {
                       : S_ISBLK(st.st_mode)  ? "a block device"
                                              : "not a regular file") +
                      ", which writing would replace; allowed: a regular file or a new path");
+  // The file is replaced by a rename, which needs only the folder's permission: a file the user
+  // may not write (another user's, mode 644, in a folder open to all) would be replaced where
+  // writing it in place is refused. Refused as writing would be.
+  if (::access(path.c_str(), W_OK) != 0 && errno == EACCES)
+    throw UsageError(name +
+                     ": exists and is not writable by this user (permission denied); "
+                     "allowed: a file you may write, or a new path");
   // In a sticky folder (/tmp) only the file's or the folder's owner may replace the file: the
   // rename after the run would fail.
   struct stat dir {};

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -157,6 +159,40 @@ TEST(AtomicFile, RefusesToReplaceWhatIsNotARegularFile) {
 
 // A name past the folder's limit would pass the temporary's creation (its own name is short) and
 // fail only at the final rename, after a whole run: it is refused up front.
+// A rename replaces a file its user may not write wherever the folder allows it (another
+// user's file of mode 644 in a folder open to all): refused up front, as writing it would be.
+// Root may write anything, so as root the check runs in a child that has become `nobody`.
+TEST(AtomicFile, RefusesToReplaceAFileTheUserMayNotWrite) {
+  TempDir dir;
+  const std::string folder = dir.file("open");
+  fs::create_directories(folder);
+  fs::permissions(folder, fs::perms::all);
+  const std::string path = folder + "/report.md";
+  testing::write_text(path, "kept\n");
+  fs::permissions(path, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  const auto refused = [&] {
+    try {
+      check_output_path(path);
+    } catch (const UsageError& e) {
+      return std::string(e.what()).find("exists and is not writable by this user") !=
+             std::string::npos;
+    }
+    return false;
+  };
+  if (::geteuid() != 0) {
+    EXPECT_TRUE(refused());
+  } else {
+    fs::permissions(dir.path(), fs::perms::all);  // `nobody` must reach the folder
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) _exit(::setgid(65534) == 0 && ::setuid(65534) == 0 && refused() ? 0 : 1);
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  }
+  EXPECT_EQ(testing::read_text(path), "kept\n");
+}
+
 TEST(AtomicFile, RefusesAFileNameLongerThanTheFolderAllows) {
   TempDir dir;
   const std::string path = dir.file(std::string(256, 'r'));
