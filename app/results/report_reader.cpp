@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <map>
+#include <new>
 #include <set>
 
 #include "app/timing/statistics.hpp"
@@ -495,7 +496,15 @@ LoadedReport read_report_json(const nlohmann::json& document, const std::string&
 }
 
 LoadedReport read_report_text(const std::string& text, const std::string& path) {
-  return read_report_json(parse_json_text(text, path), path);
+  nlohmann::json document = parse_json_text(text, path);
+  try {
+    LoadedReport report = read_report_json(document, path);
+    release_json(document);  // a large document's own destructor allocates, even here
+    return report;
+  } catch (const std::bad_alloc&) {
+    release_json(document);  // destroyed while unwinding, the document would allocate
+    throw;
+  }
 }
 
 LoadedReport read_report_file(const std::string& path) {

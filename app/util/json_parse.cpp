@@ -1,5 +1,6 @@
 #include "app/util/json_parse.hpp"
 
+#include <new>
 #include <vector>
 
 #include "app/util/errors.hpp"
@@ -141,6 +142,18 @@ class PathTrackingBuilder : public nlohmann::json_sax<json> {
 };
 }  // namespace
 
+void release_json(json& document) noexcept {
+  if (document.is_array()) {
+    auto& items = document.get_ref<json::array_t&>();
+    for (json& item : items) release_json(item);
+    items.clear();  // each item is now a scalar or empty: nothing allocates
+  } else if (document.is_object()) {
+    auto& fields = document.get_ref<json::object_t&>();
+    for (auto& field : fields) release_json(field.second);
+    fields.clear();
+  }
+}
+
 json parse_json_text(const std::string& text, const std::string& source) {
   // The parser takes a NUL byte for the end of the input: whatever follows it would be ignored.
   if (const size_t nul = text.find('\0'); nul != std::string::npos)
@@ -148,7 +161,17 @@ json parse_json_text(const std::string& text, const std::string& source) {
                       " is a NUL byte; allowed: JSON text, which has none");
   json document;
   PathTrackingBuilder builder(document);
-  if (!json::sax_parse(text, &builder)) throw ConfigError(shown(source) + ": " + builder.error());
+  bool parsed = false;
+  try {
+    parsed = json::sax_parse(text, &builder);
+  } catch (const std::bad_alloc&) {
+    release_json(document);  // the part built so far, without allocating
+    throw;
+  }
+  if (!parsed) {
+    release_json(document);
+    throw ConfigError(shown(source) + ": " + builder.error());
+  }
   return document;
 }
 

@@ -27,4 +27,11 @@ inline constexpr size_t kMaxJsonFields = size_t{8} << 20;
 //   "<source>: /problems/0/op: duplicate field; allowed: each field once"
 nlohmann::json parse_json_text(const std::string& text, const std::string& source);
 
+// Empties `document` without allocating, innermost containers first. nlohmann's destructor
+// moves a container's children onto a heap stack before freeing them, so destroying a large
+// document while unwinding from std::bad_alloc allocates again and ends in std::terminate
+// instead of normbench's "out of host memory" exit; a document released first destroys as
+// an empty value. Depth is bounded by kMaxJsonDepth, so the recursion is too.
+void release_json(nlohmann::json& document) noexcept;
+
 }  // namespace normbench
