@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <map>
-#include <new>
 #include <set>
 
 #include "app/timing/statistics.hpp"
@@ -138,10 +137,13 @@ LoadedActivity read_activity(const CheckedJson& a) {
 // status is refused rather than believed (compare and JUnit go by the status).
 void check_passed_verification(const CheckedJson& v) {
   const char* allowed = "; allowed for a passed kernel: ";
-  if (present(v, "violations") && v.at("violations").as_uint64() != 0)
-    v.at("violations")
-        .fail(std::to_string(v.at("violations").as_uint64()) + " elements out of tolerance" +
-              allowed + "0");
+  const auto no_violations = [&](const CheckedJson& node) {
+    if (present(node, "violations") && node.at("violations").as_uint64() != 0)
+      node.at("violations")
+          .fail(std::to_string(node.at("violations").as_uint64()) + " elements out of tolerance" +
+                allowed + "0");
+  };
+  no_violations(v);
   if (!present(v, "trials")) return;
   const CheckedJson trials = v.at("trials");
   trials.expect_array();
@@ -149,10 +151,7 @@ void check_passed_verification(const CheckedJson& v) {
     const CheckedJson t = trials.at(i);
     expect_object(t, "a trial object {trial, seed, passed, checked, violations...}");
     if (!t.at("passed").as_bool()) t.at("passed").fail(std::string("is false") + allowed + "true");
-    if (present(t, "violations") && t.at("violations").as_uint64() != 0)
-      t.at("violations")
-          .fail(std::to_string(t.at("violations").as_uint64()) + " elements out of tolerance" +
-                allowed + "0");
+    no_violations(t);
     if (present(t, "checked") && t.at("checked").as_uint64() == 0)
       t.at("checked").fail(std::string("no element checked") + allowed + "at least one");
   }
@@ -482,6 +481,7 @@ LoadedReport read_report_json(const nlohmann::json& document, const std::string&
   problems.expect_array();
   std::set<std::string> ids;
   const std::map<std::string, CheckedJson> resolved = resolved_problems(root);
+  const bool timed = timed_run(root);
   for (size_t i = 0; i < problems.size(); ++i) {
     report.problems.push_back(read_problem(problems.at(i)));
     const auto config = resolved.find(report.problems.back().id);
@@ -490,21 +490,20 @@ LoadedReport read_report_json(const nlohmann::json& document, const std::string&
     if (!ids.insert(report.problems.back().id).second)
       problems.at(i).at("id").fail("duplicate problem id \"" + shown(report.problems.back().id) +
                                    "\"");
-    if (timed_run(root)) check_passed_kernels_timed(problems.at(i), report.problems.back());
+    if (timed) check_passed_kernels_timed(problems.at(i), report.problems.back());
   }
   return report;
 }
 
 LoadedReport read_report_text(const std::string& text, const std::string& path) {
   nlohmann::json document = parse_json_text(text, path);
-  try {
-    LoadedReport report = read_report_json(document, path);
-    release_json(document);  // a large document's own destructor allocates, even here
-    return report;
-  } catch (const std::bad_alloc&) {
-    release_json(document);  // destroyed while unwinding, the document would allocate
-    throw;
-  }
+  // However this ends: a large document's own destructor allocates, which while unwinding from
+  // std::bad_alloc would end in std::terminate.
+  struct Release {
+    nlohmann::json& document;
+    ~Release() { release_json(document); }
+  } release{document};
+  return read_report_json(document, path);
 }
 
 LoadedReport read_report_file(const std::string& path) {

@@ -64,8 +64,8 @@ std::string_view piece_at(std::string_view text, size_t i, size_t& taken, std::s
     buffer = fmt::format("\\u{:04x}", code);
     return buffer;
   }
-  if (n == 3 && reorders_or_breaks_lines(code_point3(text, i))) {
-    buffer = fmt::format("\\u{:04x}", code_point3(text, i));
+  if (const unsigned code = n == 3 ? code_point3(text, i) : 0; reorders_or_breaks_lines(code)) {
+    buffer = fmt::format("\\u{:04x}", code);
     return buffer;
   }
   return text.substr(i, n);
